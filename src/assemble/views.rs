@@ -1,0 +1,255 @@
+//! The lean view structs templates receive: only what a page shows, mostly
+//! borrowed from the model. `docs/themes.md` documents each field.
+
+use serde::Serialize;
+
+/// A link to another page: `href` is relative to the site root; templates
+/// prefix it with `root` so every link is relative.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Link {
+    pub title: String,
+    pub href: String,
+}
+
+/// Totals shown on the home page and in the footer of lists.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Totals {
+    pub projects: usize,
+    pub sessions: usize,
+    pub memories: usize,
+    pub skills: usize,
+    pub references: usize,
+    pub prompts: u64,
+    pub first_day: Option<String>,
+    pub last_day: Option<String>,
+}
+
+/// Sessions in one month, for the activity chart.
+#[derive(Debug, Clone, Serialize)]
+pub struct MonthBar {
+    pub month: String,
+    pub sessions: usize,
+    /// 0–100, relative to the busiest month.
+    pub percent: u32,
+    pub href: String,
+}
+
+/// One project in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectCard {
+    pub title: String,
+    pub href: String,
+    pub path: String,
+    pub sessions: usize,
+    pub memories: usize,
+    pub last_active: Option<String>,
+}
+
+/// One memory in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryCard<'m> {
+    pub title: &'m str,
+    pub href: String,
+    pub description: &'m str,
+    pub kind: &'m str,
+    pub project: Option<Link>,
+}
+
+/// One session in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionRow {
+    pub title: String,
+    pub href: String,
+    pub date: Option<String>,
+    pub project: Option<Link>,
+    pub prompts: u64,
+    pub duration: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HomeView<'m> {
+    pub totals: Totals,
+    pub projects: Vec<ProjectCard>,
+    pub knowledge: Vec<MemoryCard<'m>>,
+    pub recent: Vec<SessionRow>,
+    pub activity: Vec<MonthBar>,
+    pub about: Vec<MemoryCard<'m>>,
+}
+
+/// A memory shown in full.
+#[derive(Debug, Serialize)]
+pub struct MemoryBody<'m> {
+    pub title: &'m str,
+    pub href: String,
+    pub description: &'m str,
+    pub kind: &'m str,
+    /// Markdown, internal links as `@/path`.
+    pub body: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AboutView<'m> {
+    pub memories: Vec<MemoryBody<'m>>,
+}
+
+/// Memories of one kind on a project page.
+#[derive(Debug, Serialize)]
+pub struct MemoryGroup<'m> {
+    pub kind: &'static str,
+    pub label: &'static str,
+    pub memories: Vec<MemoryCard<'m>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProjectView<'m> {
+    pub name: String,
+    pub path: String,
+    pub first_active: Option<String>,
+    pub last_active: Option<String>,
+    pub branches: Vec<&'m str>,
+    pub models: Vec<&'m str>,
+    /// `type: project` memories, in full.
+    pub facts: Vec<MemoryBody<'m>>,
+    /// Other memories, grouped by kind.
+    pub knowledge: Vec<MemoryGroup<'m>>,
+    pub sessions: Vec<SessionRow>,
+    pub tools: Vec<ToolCount>,
+    pub files_touched: usize,
+    pub prompts: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MemoryView<'m> {
+    pub name: &'m str,
+    pub description: &'m str,
+    pub kind: &'m str,
+    pub project: Option<Link>,
+    /// For skills: the rule, then Why and How to apply, when the body has them.
+    pub rule: Option<String>,
+    pub why: Option<String>,
+    pub how: Option<String>,
+    /// The whole body (Markdown) when it does not split that way.
+    pub body: String,
+    pub backlinks: Vec<Link>,
+    pub source: String,
+}
+
+/// One piece of an assistant turn.
+#[derive(Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BlockView<'m> {
+    Text { text: &'m str },
+    Tool { name: &'m str, arg: &'m str },
+}
+
+/// One step of a conversation.
+#[derive(Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TurnView<'m> {
+    Prompt {
+        time: Option<String>,
+        text: &'m str,
+        anchor: String,
+    },
+    Assistant {
+        time: Option<String>,
+        model: Option<&'m str>,
+        blocks: Vec<BlockView<'m>>,
+        anchor: String,
+    },
+    Command {
+        time: Option<String>,
+        name: &'m str,
+        args: &'m str,
+    },
+    Output {
+        text: &'m str,
+    },
+    Compaction {
+        time: Option<String>,
+        micro: bool,
+        summary: Option<&'m str>,
+    },
+}
+
+#[derive(Debug, Serialize)]
+pub struct SubagentView<'m> {
+    pub id: &'m str,
+    pub role: &'static str,
+    pub layout: &'static str,
+    pub agent_type: Option<&'m str>,
+    pub description: Option<&'m str>,
+    pub assistant_turns: u64,
+    pub turns: Vec<TurnView<'m>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SessionView<'m> {
+    pub title: String,
+    pub id: &'m str,
+    pub project: Option<Link>,
+    pub date: Option<String>,
+    pub duration: Option<String>,
+    pub models: Vec<&'m str>,
+    pub branches: Vec<&'m str>,
+    pub versions: Vec<&'m str>,
+    pub entrypoint: Option<&'m str>,
+    pub prompts: u64,
+    pub assistant_turns: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub tools: Vec<ToolCount>,
+    pub turns: Vec<TurnView<'m>>,
+    pub subagents: Vec<SubagentView<'m>>,
+}
+
+/// One timeline entry.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineEntry {
+    pub time: String,
+    /// `prompt` (from history) or `start` (a session began).
+    pub kind: &'static str,
+    pub text: String,
+    pub project: Option<Link>,
+    pub session: Option<Link>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineDay {
+    pub date: String,
+    pub entries: Vec<TimelineEntry>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TimelineView {
+    pub month: Option<String>,
+    pub months: Vec<MonthBar>,
+    pub days: Vec<TimelineDay>,
+    pub newer: Option<Link>,
+    pub older: Option<Link>,
+}
+
+/// An index page of one kind.
+#[derive(Debug, Serialize)]
+pub struct ListView<'m> {
+    pub kind: &'static str,
+    pub intro: &'static str,
+    pub projects: Vec<ProjectCard>,
+    pub memories: Vec<MemoryCard<'m>>,
+    /// Sessions grouped by month, newest first.
+    pub months: Vec<MonthGroup>,
+}
+
+/// How often a tool was called.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolCount {
+    pub name: String,
+    pub count: u64,
+}
+
+/// The sessions of one month.
+#[derive(Debug, Serialize)]
+pub struct MonthGroup {
+    pub month: String,
+    pub sessions: Vec<SessionRow>,
+}

@@ -1,0 +1,154 @@
+//! The whole build: every phase in order, timed, with a report.
+
+use crate::error::Error;
+use crate::model::Model;
+use crate::skip::Skip;
+use crate::{assemble, discover, extract, redact, render, triage, write};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What to build, from where, to where.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Data roots to read (`~/.claude`, …).
+    pub sources: Vec<PathBuf>,
+    /// The output directory.
+    pub out: PathBuf,
+    /// The wiki's title.
+    pub title: String,
+    /// Scrub credentials, home paths and user names (on by default).
+    pub redact: bool,
+    /// Extra redaction patterns: (kind, regex).
+    pub extra_patterns: Vec<(String, String)>,
+}
+
+impl BuildOptions {
+    /// Options with the defaults for everything but the paths.
+    pub fn new(sources: Vec<PathBuf>, out: PathBuf) -> Self {
+        BuildOptions {
+            sources,
+            out,
+            title: "Claude Code wiki".to_string(),
+            redact: true,
+            extra_patterns: Vec::new(),
+        }
+    }
+}
+
+/// What a build did.
+#[derive(Debug, Default)]
+pub struct BuildReport {
+    pub projects: usize,
+    pub sessions: usize,
+    /// Session files with nothing to show (no prompt, no answer).
+    pub empty_sessions: usize,
+    pub memories: usize,
+    pub subagents: usize,
+    pub prompts: u64,
+    pub assistant_turns: u64,
+    pub pages: usize,
+    pub files_written: usize,
+    pub bytes_written: u64,
+    pub transcript_bytes: u64,
+    pub lines: u64,
+    pub skips: Vec<Skip>,
+    /// Replacements made by redaction, by kind.
+    pub redactions: BTreeMap<String, u64>,
+    /// Wall time per phase, in order.
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+impl BuildReport {
+    /// Total wall time.
+    pub fn elapsed(&self) -> Duration {
+        self.timings.iter().map(|(_, d)| *d).sum()
+    }
+}
+
+fn timed<T>(report: &mut BuildReport, phase: &'static str, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    report.timings.push((phase, start.elapsed()));
+    out
+}
+
+/// Build the wiki described by `opts`.
+pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
+    let mut report = BuildReport::default();
+    for s in &opts.sources {
+        if !s.is_dir() {
+            return Err(Error::SourceMissing { path: s.clone() });
+        }
+        if let (Ok(src), Ok(out)) = (s.canonicalize(), absolute(&opts.out)) {
+            if out.starts_with(&src) || src.starts_with(&out) {
+                return Err(Error::OutputInSource {
+                    out: opts.out.clone(),
+                    source_dir: s.clone(),
+                });
+            }
+        }
+    }
+    // Refuse a foreign output directory before doing any work.
+    write::check_output(&opts.out)?;
+
+    let sources = timed(&mut report, "discover", || discover::discover(&opts.sources))?;
+    report.skips.extend(sources.skips.iter().cloned());
+    report.transcript_bytes = sources.transcript_bytes();
+
+    let triaged = timed(&mut report, "triage", || triage::triage(&sources.roots));
+    let extracted = timed(&mut report, "extract", || extract::extract(&sources.roots));
+    report.lines = extracted.lines;
+    report.skips.extend(triaged.skips);
+    report.skips.extend(extracted.skips);
+    let mut model = Model {
+        memories: triaged.memories,
+        sessions: extracted.sessions,
+        history: extracted.history,
+        starts: extracted.starts,
+    };
+
+    if opts.redact {
+        let redactor = redact::redactor_for(&model, &opts.extra_patterns).map_err(|e| {
+            Error::Pattern {
+                kind: e.kind.clone(),
+                message: e.message.clone(),
+            }
+        })?;
+        timed(&mut report, "redact", || redact::apply(&mut model, &redactor));
+        report.redactions = redactor.counts();
+    }
+
+    let site = timed(&mut report, "assemble", || assemble::assemble(&model));
+    report.skips.extend(site.skips.iter().cloned());
+    report.projects = site.projects;
+    report.sessions = site.sessions;
+    report.empty_sessions = site.empty_sessions;
+    report.memories = model.memories.len();
+    report.subagents = model.sessions.iter().map(|s| s.subagents.len()).sum();
+    report.prompts = model.sessions.iter().map(|s| s.prompts).sum();
+    report.assistant_turns = model
+        .sessions
+        .iter()
+        .map(|s| s.assistant_turns + s.subagents.iter().map(|a| a.assistant_turns).sum::<u64>())
+        .sum();
+    report.pages = site.pages.len();
+
+    let renderer = render::Renderer::new(&opts.title)?;
+    let files = timed(&mut report, "render", || render::render(&site, &renderer))?;
+    let written = timed(&mut report, "write", || write::write_site(&opts.out, &files))?;
+    report.files_written = written.files;
+    report.bytes_written = written.bytes;
+    report.skips.sort();
+    report.skips.dedup();
+    Ok(report)
+}
+
+fn absolute(p: &std::path::Path) -> std::io::Result<PathBuf> {
+    if p.exists() {
+        p.canonicalize()
+    } else {
+        let cwd = std::env::current_dir()?;
+        Ok(cwd.join(p))
+    }
+}

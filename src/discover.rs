@@ -1,0 +1,318 @@
+//! Phase 1: find the data roots and classify every file in them.
+//!
+//! Nothing is parsed here; the result lists what later phases will read.
+//! Symbolic links are never followed, so nothing outside a source is read.
+
+use crate::error::Error;
+use crate::model::{SubagentLayout, SubagentRole};
+use crate::skip::Skip;
+use std::path::{Path, PathBuf};
+use walkdir::WalkDir;
+
+/// Everything found in one data root (a `~/.claude`-like directory).
+#[derive(Debug, Clone, Default)]
+pub struct Root {
+    pub index: usize,
+    pub path: PathBuf,
+    pub transcripts: Vec<TranscriptFile>,
+    pub memory_dirs: Vec<MemoryDir>,
+    pub history: Option<PathBuf>,
+    pub session_starts: Vec<PathBuf>,
+}
+
+/// A JSONL transcript and what its place in the tree says about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptFile {
+    pub path: PathBuf,
+    /// The folder under `projects/` (or the parent folder of a loose file).
+    pub project_dir: String,
+    pub role: FileRole,
+    pub size: u64,
+}
+
+/// Whether a transcript is a session or a sub-agent of one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileRole {
+    /// `<session>.jsonl`: one or more sessions.
+    Session,
+    /// `agent-*.jsonl`: a sub-agent; `parent` is known from the folder in the nested layout.
+    Subagent {
+        agent_id: String,
+        parent: Option<String>,
+        layout: SubagentLayout,
+        role: SubagentRole,
+        meta: Option<PathBuf>,
+    },
+}
+
+/// A project's `memory/` folder.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryDir {
+    pub project_dir: String,
+    pub path: PathBuf,
+    pub index: Option<PathBuf>,
+    pub files: Vec<PathBuf>,
+}
+
+/// The roots found, and anything that could not be looked at.
+#[derive(Debug, Default)]
+pub struct Sources {
+    pub roots: Vec<Root>,
+    pub skips: Vec<Skip>,
+}
+
+impl Sources {
+    /// Bytes of transcripts in all roots.
+    pub fn transcript_bytes(&self) -> u64 {
+        self.roots
+            .iter()
+            .flat_map(|r| &r.transcripts)
+            .map(|t| t.size)
+            .sum()
+    }
+}
+
+/// Resolve the given source directories to data roots and classify their files.
+///
+/// A directory that holds no `projects/` or `history.jsonl` but has a
+/// `.claude/` folder (a dotfiles repository, say) is read through that folder.
+pub fn discover(sources: &[PathBuf]) -> Result<Sources, Error> {
+    let mut out = Sources::default();
+    for (index, source) in sources.iter().enumerate() {
+        if !source.is_dir() {
+            return Err(Error::SourceMissing {
+                path: source.clone(),
+            });
+        }
+        let path = data_root(source);
+        let mut root = Root {
+            index,
+            path: path.clone(),
+            ..Root::default()
+        };
+        walk_root(&mut root, &mut out.skips);
+        out.roots.push(root);
+    }
+    Ok(out)
+}
+
+fn data_root(source: &Path) -> PathBuf {
+    let looks_like_root =
+        source.join("projects").is_dir() || source.join("history.jsonl").is_file();
+    let dot = source.join(".claude");
+    if !looks_like_root && dot.is_dir() {
+        dot
+    } else {
+        source.to_path_buf()
+    }
+}
+
+fn walk_root(root: &mut Root, skips: &mut Vec<Skip>) {
+    // Without a projects/ folder, treat every .jsonl below as a loose transcript.
+    let has_projects = root.path.join("projects").is_dir();
+    let walker = WalkDir::new(&root.path)
+        .follow_links(false)
+        .sort_by_file_name();
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                let path = err.path().map(Path::to_path_buf).unwrap_or_default();
+                skips.push(Skip::file(path, format!("cannot read: {err}")));
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let path = entry.path();
+        let rel = match path.strip_prefix(&root.path) {
+            Ok(r) => r,
+            Err(_) => continue,
+        };
+        let parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
+        if parts.len() != rel.iter().count() {
+            skips.push(Skip::file(path, "file name is not valid UTF-8"));
+            continue;
+        }
+        let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        classify(root, path, &parts, size, has_projects);
+    }
+    // Memory folders come out of the walk in order; keep them that way.
+    root.memory_dirs
+        .sort_by(|a, b| a.project_dir.cmp(&b.project_dir));
+}
+
+fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_projects: bool) {
+    let name = parts[parts.len() - 1];
+    match parts {
+        ["history.jsonl"] => root.history = Some(path.to_path_buf()),
+        ["sessions", file] if file.ends_with(".json") => {
+            root.session_starts.push(path.to_path_buf())
+        }
+        ["projects", dir, "memory", file] if file.ends_with(".md") => {
+            let mdir = memory_dir(root, dir, path);
+            if *file == "MEMORY.md" {
+                mdir.index = Some(path.to_path_buf());
+            } else {
+                mdir.files.push(path.to_path_buf());
+            }
+        }
+        ["projects", dir, file] if file.ends_with(".jsonl") => {
+            let role = if let Some(id) = agent_id(file) {
+                FileRole::Subagent {
+                    role: agent_role(&id),
+                    agent_id: id,
+                    parent: None,
+                    layout: SubagentLayout::Sibling,
+                    meta: None,
+                }
+            } else {
+                FileRole::Session
+            };
+            root.transcripts.push(TranscriptFile {
+                path: path.to_path_buf(),
+                project_dir: dir.to_string(),
+                role,
+                size,
+            });
+        }
+        ["projects", dir, session, "subagents", file] if file.ends_with(".jsonl") => {
+            let id = agent_id(file).unwrap_or_else(|| file.trim_end_matches(".jsonl").to_string());
+            let meta = path.with_file_name(format!("{}.meta.json", file.trim_end_matches(".jsonl")));
+            root.transcripts.push(TranscriptFile {
+                path: path.to_path_buf(),
+                project_dir: dir.to_string(),
+                role: FileRole::Subagent {
+                    role: agent_role(&id),
+                    agent_id: id,
+                    parent: Some(session.to_string()),
+                    layout: SubagentLayout::Nested,
+                    meta: meta.is_file().then_some(meta),
+                },
+                size,
+            });
+        }
+        _ if !has_projects && name.ends_with(".jsonl") && name != "history.jsonl" => {
+            let dir = if parts.len() >= 2 {
+                parts[parts.len() - 2]
+            } else {
+                ""
+            };
+            root.transcripts.push(TranscriptFile {
+                path: path.to_path_buf(),
+                project_dir: dir.to_string(),
+                role: FileRole::Session,
+                size,
+            });
+        }
+        _ => {}
+    }
+}
+
+fn memory_dir<'a>(root: &'a mut Root, dir: &str, file: &Path) -> &'a mut MemoryDir {
+    let pos = match root.memory_dirs.iter().position(|m| m.project_dir == dir) {
+        Some(p) => p,
+        None => {
+            root.memory_dirs.push(MemoryDir {
+                project_dir: dir.to_string(),
+                path: file.parent().map(Path::to_path_buf).unwrap_or_default(),
+                index: None,
+                files: Vec::new(),
+            });
+            root.memory_dirs.len() - 1
+        }
+    };
+    &mut root.memory_dirs[pos]
+}
+
+/// `agent-abc123.jsonl` → `abc123`.
+fn agent_id(file: &str) -> Option<String> {
+    file.strip_prefix("agent-")
+        .and_then(|s| s.strip_suffix(".jsonl"))
+        .map(str::to_string)
+}
+
+fn agent_role(id: &str) -> SubagentRole {
+    if id.starts_with("acompact") {
+        SubagentRole::Compaction
+    } else if id.starts_with("aprompt_suggestion") {
+        SubagentRole::PromptSuggestion
+    } else if id.starts_with("aside_question") {
+        SubagentRole::Aside
+    } else {
+        SubagentRole::Task
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn classifies_every_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        for f in [
+            "history.jsonl",
+            "sessions/42.json",
+            "projects/-a/memory/MEMORY.md",
+            "projects/-a/memory/user_role.md",
+            "projects/-a/s1.jsonl",
+            "projects/-a/agent-1234abcd.jsonl",
+            "projects/-a/s1/subagents/agent-acompact-99.jsonl",
+            "projects/-a/s1/subagents/agent-acompact-99.meta.json",
+            "projects/-a/s1/tool-results/x.txt",
+            "todos/x.json",
+        ] {
+            let p = r.join(f);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, "{}").unwrap();
+        }
+        let s = discover(&[r.to_path_buf()]).unwrap();
+        let root = &s.roots[0];
+        assert!(root.history.is_some());
+        assert_eq!(root.session_starts.len(), 1);
+        assert_eq!(root.memory_dirs.len(), 1);
+        assert_eq!(root.memory_dirs[0].files.len(), 1);
+        assert!(root.memory_dirs[0].index.is_some());
+        assert_eq!(root.transcripts.len(), 3);
+        let roles: Vec<_> = root.transcripts.iter().map(|t| &t.role).collect();
+        assert!(roles.contains(&&FileRole::Session));
+        assert!(roles.iter().any(|r| matches!(r, FileRole::Subagent { layout: SubagentLayout::Sibling, role: SubagentRole::Task, .. })));
+        assert!(roles.iter().any(|r| matches!(r, FileRole::Subagent { layout: SubagentLayout::Nested, role: SubagentRole::Compaction, parent: Some(p), meta: Some(_), .. } if p == "s1")));
+    }
+
+    #[test]
+    fn missing_source_is_an_error() {
+        let err = discover(&[PathBuf::from("/definitely/not/here")]).unwrap_err();
+        assert!(err.to_string().contains("/definitely/not/here"));
+    }
+
+    #[test]
+    fn dotfiles_repo_is_read_through_dot_claude() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(".claude/projects/-x")).unwrap();
+        fs::write(dir.path().join(".claude/projects/-x/s.jsonl"), "").unwrap();
+        let s = discover(&[dir.path().to_path_buf()]).unwrap();
+        assert_eq!(s.roots[0].transcripts.len(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_not_followed() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.jsonl"), "{}").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("projects/-a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("projects/-a/link")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.jsonl"),
+            dir.path().join("projects/-a/s.jsonl"),
+        )
+        .unwrap();
+        let s = discover(&[dir.path().to_path_buf()]).unwrap();
+        assert!(s.roots[0].transcripts.is_empty());
+    }
+}

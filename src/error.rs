@@ -1,0 +1,41 @@
+//! Errors that stop a build. Problems with single lines or files are not
+//! errors: they are [`crate::skip::Skip`]s, counted and reported.
+
+use std::path::PathBuf;
+
+/// A failure that ends the build. Each variant names the file involved.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The source directory does not exist or is not a directory.
+    #[error("source directory {} not found: pass --source DIR or set CLAUDE_CONFIG_DIR", path.display())]
+    SourceMissing { path: PathBuf },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The output directory exists and was not made by ccwiki.
+    #[error("{} exists and was not made by ccwiki (no {} marker): refusing to replace it; choose another --out or remove it yourself", path.display(), crate::write::MARKER)]
+    ForeignOutput { path: PathBuf },
+    /// The output directory would overlap the source.
+    #[error("output directory {} overlaps the source {}: choose an --out outside the source", out.display(), source_dir.display())]
+    OutputInSource { out: PathBuf, source_dir: PathBuf },
+    /// A template failed to parse or render.
+    #[error("template error: {0}")]
+    Template(String),
+    /// A redaction pattern from the configuration is not a valid regex.
+    #[error("redaction pattern {kind:?}: {message}")]
+    Pattern { kind: String, message: String },
+}
+
+impl Error {
+    /// Wrap an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

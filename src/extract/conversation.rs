@@ -1,0 +1,384 @@
+//! Turning records into turns: the rules for what a reader sees.
+//!
+//! One accumulator per conversation (a session, or a sub-agent) merges the
+//! lines of one API response by `message.id`, tells real prompts from tool
+//! results, meta lines and slash commands, and counts usage once per response.
+
+use super::record::{Content, Message, RawBlock, Record};
+use crate::model::{Block, CompactKind, ToolCall, Turn, Usage};
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Tags that wrap user lines Claude Code wrote, not the user.
+const COMMAND_TAGS: &[&str] = &[
+    "command-name",
+    "command-message",
+    "command-args",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "bash-input",
+    "bash-stdout",
+    "bash-stderr",
+    "task-notification",
+    "user-prompt-submit-hook",
+];
+
+/// Context blocks an IDE or hook attaches to a prompt; never prompt text.
+const CONTEXT_TAGS: &[&str] = &["ide_opened_file", "ide_selection", "system-reminder"];
+
+/// What a user line is.
+#[derive(Debug, PartialEq, Eq)]
+pub enum UserLine {
+    /// Something the user typed.
+    Prompt(String),
+    /// `/name args` or `!command`.
+    Command { name: String, args: String },
+    /// Output of a local command.
+    Output(String),
+    /// Tool results, meta lines, interruptions: not shown as prompts.
+    Other,
+}
+
+/// Classify the text of a user line (not meta, not a tool result).
+pub fn classify_user_text(text: &str) -> UserLine {
+    let t = text.trim_start();
+    if t.starts_with("[Request interrupted") {
+        return UserLine::Other;
+    }
+    if let Some(name) = tag_body(t, "command-name") {
+        let args = tag_body(t, "command-args").unwrap_or("").trim().to_string();
+        return UserLine::Command {
+            name: name.trim().to_string(),
+            args,
+        };
+    }
+    if let Some(cmd) = tag_body(t, "bash-input") {
+        return UserLine::Command {
+            name: "!".to_string(),
+            args: cmd.trim().to_string(),
+        };
+    }
+    for tag in ["local-command-stdout", "bash-stdout", "local-command-stderr", "bash-stderr"] {
+        if t.starts_with(&format!("<{tag}>")) {
+            let body = tag_body(t, tag).unwrap_or("").trim();
+            return if body.is_empty() {
+                UserLine::Other
+            } else {
+                UserLine::Output(body.to_string())
+            };
+        }
+    }
+    if COMMAND_TAGS.iter().any(|tag| starts_with_tag(t, tag)) {
+        return UserLine::Other;
+    }
+    let stripped = strip_context(t);
+    if stripped.trim().is_empty() {
+        UserLine::Other
+    } else {
+        UserLine::Prompt(stripped.trim().to_string())
+    }
+}
+
+fn starts_with_tag(t: &str, tag: &str) -> bool {
+    t.strip_prefix('<')
+        .and_then(|r| r.strip_prefix(tag))
+        .is_some_and(|r| r.starts_with('>') || r.starts_with(' '))
+}
+
+/// The text between `<tag>` and `</tag>`, if both are present.
+fn tag_body<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let close = format!("</{tag}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&close)? + start;
+    Some(&text[start..end])
+}
+
+/// Remove IDE and hook context blocks from a prompt.
+fn strip_context(text: &str) -> String {
+    let mut out = text.to_string();
+    for tag in CONTEXT_TAGS {
+        let open = format!("<{tag}>");
+        let close = format!("</{tag}>");
+        while let Some(s) = out.find(&open) {
+            match out[s..].find(&close) {
+                Some(e) => out.replace_range(s..s + e + close.len(), ""),
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+/// Accumulates one conversation's turns and counts.
+#[derive(Debug, Default)]
+pub struct Conversation {
+    pub turns: Vec<Turn>,
+    by_message_id: HashMap<String, usize>,
+    pub prompts: u64,
+    pub assistant_turns: u64,
+    pub usage: Usage,
+    pub tools: BTreeMap<String, u64>,
+    pub files_touched: BTreeSet<String>,
+    pub models: BTreeSet<String>,
+    pub first: Option<DateTime<Utc>>,
+    pub last: Option<DateTime<Utc>>,
+}
+
+impl Conversation {
+    /// Note a timestamp for the first/last activity.
+    pub fn saw_time(&mut self, ts: Option<DateTime<Utc>>) {
+        if let Some(t) = ts {
+            if self.first.is_none_or(|f| t < f) {
+                self.first = Some(t);
+            }
+            if self.last.is_none_or(|l| t > l) {
+                self.last = Some(t);
+            }
+        }
+    }
+
+    /// A `user` line.
+    pub fn user(&mut self, rec: &Record<'_>, msg: Message, ts: Option<DateTime<Utc>>) {
+        if rec.is_compact_summary.is_true() {
+            self.compact_summary(text_of(&msg.content), ts);
+            return;
+        }
+        if rec.is_meta.is_true() {
+            return;
+        }
+        let text = match &msg.content {
+            Content::Text(s) => s.clone(),
+            Content::Blocks(blocks) => {
+                if blocks.iter().any(|b| b.kind.as_deref() == Some("tool_result")) {
+                    return;
+                }
+                text_of(&msg.content)
+            }
+            Content::None => return,
+        };
+        self.user_text(&text, ts);
+    }
+
+    /// Text a user (or a local command) put into the conversation.
+    pub fn user_text(&mut self, text: &str, ts: Option<DateTime<Utc>>) {
+        match classify_user_text(text) {
+            UserLine::Prompt(text) => {
+                self.prompts += 1;
+                self.turns.push(Turn::Prompt { ts, text });
+            }
+            UserLine::Command { name, args } => self.turns.push(Turn::Command { ts, name, args }),
+            UserLine::Output(text) => self.turns.push(Turn::CommandOutput { text }),
+            UserLine::Other => {}
+        }
+    }
+
+    /// An `assistant` line: one block of a response, or all of it.
+    pub fn assistant(&mut self, msg: Message, ts: Option<DateTime<Utc>>) {
+        let model = msg.model.0.filter(|m| !m.is_empty() && m != "<synthetic>");
+        if let Some(m) = &model {
+            if !self.models.contains(m) {
+                self.models.insert(m.clone());
+            }
+        }
+        let blocks = match msg.content {
+            Content::Blocks(b) => b,
+            Content::Text(t) => vec![RawBlock {
+                kind: super::jsonl::Loose(Some("text".into())),
+                text: super::jsonl::Loose(Some(t)),
+                ..RawBlock::default()
+            }],
+            Content::None => Vec::new(),
+        };
+        let mut new_blocks = Vec::new();
+        for b in blocks {
+            match b.kind.as_deref() {
+                Some("text") => {
+                    if let Some(t) = b.text.0.filter(|t| !t.trim().is_empty()) {
+                        new_blocks.push(Block::Text(t));
+                    }
+                }
+                Some("tool_use") | Some("server_tool_use") => {
+                    let call = tool_call(&b);
+                    *self.tools.entry(call.name.clone()).or_insert(0) += 1;
+                    if let Some(input) = &b.input {
+                        for p in [&input.file_path, &input.notebook_path] {
+                            if let Some(p) = p.as_deref() {
+                                self.files_touched.insert(p.to_string());
+                            }
+                        }
+                    }
+                    new_blocks.push(Block::Tool(call));
+                }
+                _ => {}
+            }
+        }
+        // Lines of one response share message.id: merge them, count usage once.
+        let id = msg.id.0.filter(|s| !s.is_empty());
+        if let Some(idx) = id.as_ref().and_then(|id| self.by_message_id.get(id)) {
+            if let Some(Turn::Assistant { blocks, .. }) = self.turns.get_mut(*idx) {
+                blocks.extend(new_blocks);
+            }
+            return;
+        }
+        self.assistant_turns += 1;
+        if let Some(u) = &msg.usage {
+            self.usage.add(&Usage {
+                input: u.input_tokens.get(),
+                output: u.output_tokens.get(),
+                cache_read: u.cache_read_input_tokens.get(),
+                cache_creation: u.cache_creation_input_tokens.get(),
+            });
+        }
+        if let Some(id) = id {
+            self.by_message_id.insert(id, self.turns.len());
+        }
+        self.turns.push(Turn::Assistant {
+            ts,
+            model,
+            blocks: new_blocks,
+        });
+    }
+
+    /// A compaction boundary.
+    pub fn compaction(&mut self, kind: CompactKind, ts: Option<DateTime<Utc>>) {
+        self.turns.push(Turn::Compaction {
+            ts,
+            kind,
+            summary: None,
+        });
+    }
+
+    /// The summary written after a compaction: fills the last open marker.
+    fn compact_summary(&mut self, text: String, ts: Option<DateTime<Utc>>) {
+        let text = text.trim().to_string();
+        if let Some(Turn::Compaction { summary, .. }) = self
+            .turns
+            .iter_mut()
+            .rev()
+            .find(|t| matches!(t, Turn::Compaction { summary: None, .. }))
+        {
+            *summary = Some(text);
+            return;
+        }
+        self.turns.push(Turn::Compaction {
+            ts,
+            kind: CompactKind::Full,
+            summary: Some(text),
+        });
+    }
+
+    /// Drop per-message bookkeeping once the conversation is complete.
+    pub fn finish(&mut self) {
+        self.by_message_id = HashMap::new();
+    }
+}
+
+/// All text blocks of a content value, joined by blank lines.
+pub fn text_of(content: &Content) -> String {
+    match content {
+        Content::Text(s) => s.clone(),
+        Content::Blocks(blocks) => {
+            let mut out = String::new();
+            for b in blocks {
+                if b.kind.as_deref() == Some("text") {
+                    if let Some(t) = b.text.as_deref() {
+                        if !out.is_empty() {
+                            out.push_str("\n\n");
+                        }
+                        out.push_str(t);
+                    }
+                }
+            }
+            out
+        }
+        Content::None => String::new(),
+    }
+}
+
+/// The tool name and the one argument that says what the call did.
+fn tool_call(b: &RawBlock) -> ToolCall {
+    let name = b.name.as_deref().unwrap_or("tool").to_string();
+    let arg = b
+        .input
+        .as_ref()
+        .map(|i| {
+            let pick = |fields: &[&super::jsonl::Str]| {
+                fields
+                    .iter()
+                    .find_map(|f| f.as_deref().filter(|s| !s.trim().is_empty()))
+                    .unwrap_or("")
+                    .to_string()
+            };
+            match name.as_str() {
+                "Bash" | "PowerShell" => pick(&[&i.command]),
+                "Grep" => {
+                    let p = pick(&[&i.pattern]);
+                    match i.path.as_deref() {
+                        Some(path) if !path.is_empty() => format!("{p}  in {path}"),
+                        _ => p,
+                    }
+                }
+                "Glob" => pick(&[&i.pattern]),
+                "WebFetch" => pick(&[&i.url]),
+                "WebSearch" => pick(&[&i.query]),
+                "Task" | "Agent" => {
+                    let d = pick(&[&i.description, &i.prompt]);
+                    match i.subagent_type.as_deref() {
+                        Some(t) if !t.is_empty() => format!("{d} ({t})"),
+                        _ => d,
+                    }
+                }
+                "Skill" => pick(&[&i.skill, &i.command]),
+                _ => pick(&[
+                    &i.file_path,
+                    &i.notebook_path,
+                    &i.path,
+                    &i.command,
+                    &i.pattern,
+                    &i.url,
+                    &i.query,
+                    &i.description,
+                ]),
+            }
+        })
+        .unwrap_or_default();
+    ToolCall {
+        name,
+        arg: crate::model::one_line(&arg, 160),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_lines() {
+        assert_eq!(classify_user_text("fix the bug"), UserLine::Prompt("fix the bug".into()));
+        assert_eq!(
+            classify_user_text("<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>src/</command-args>"),
+            UserLine::Command { name: "/review".into(), args: "src/".into() }
+        );
+        assert_eq!(
+            classify_user_text("<local-command-stdout>Set model to opus</local-command-stdout>"),
+            UserLine::Output("Set model to opus".into())
+        );
+        assert_eq!(classify_user_text("<local-command-stdout></local-command-stdout>"), UserLine::Other);
+        assert_eq!(classify_user_text("<local-command-caveat>Caveat: …</local-command-caveat>"), UserLine::Other);
+        assert_eq!(classify_user_text("[Request interrupted by user]"), UserLine::Other);
+        assert_eq!(
+            classify_user_text("<bash-input>ls -la</bash-input>"),
+            UserLine::Command { name: "!".into(), args: "ls -la".into() }
+        );
+        assert_eq!(
+            classify_user_text("<ide_opened_file>The user opened x.rs</ide_opened_file>why is this slow?"),
+            UserLine::Prompt("why is this slow?".into())
+        );
+        assert_eq!(classify_user_text("<ide_selection>x</ide_selection>"), UserLine::Other);
+        assert_eq!(classify_user_text("<task-notification>done</task-notification>"), UserLine::Other);
+        // Unknown tags are the user's own text.
+        assert_eq!(classify_user_text("<div>hi</div>"), UserLine::Prompt("<div>hi</div>".into()));
+    }
+}

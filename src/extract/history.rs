@@ -1,0 +1,173 @@
+//! `history.jsonl` (prompts typed, by project) and `sessions/<pid>.json`
+//! (when and how sessions started).
+
+use super::jsonl::{for_each_line, parse_line, Str};
+use crate::model::{HistoryEntry, SessionStart};
+use crate::skip::Skip;
+use chrono::{DateTime, TimeZone, Utc};
+use serde::Deserialize;
+use std::path::Path;
+
+/// A timestamp given as milliseconds since the epoch or as an ISO string.
+#[derive(Debug, Default)]
+struct Stamp(Option<DateTime<Utc>>);
+
+impl<'de> Deserialize<'de> for Stamp {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        Ok(Stamp(match v {
+            serde_json::Value::Number(n) => n
+                .as_i64()
+                .or_else(|| n.as_f64().map(|f| f as i64))
+                .and_then(from_millis),
+            serde_json::Value::String(s) => DateTime::parse_from_rfc3339(&s)
+                .ok()
+                .map(|d| d.with_timezone(&Utc))
+                .or_else(|| s.parse::<i64>().ok().and_then(from_millis)),
+            _ => None,
+        }))
+    }
+}
+
+fn from_millis(ms: i64) -> Option<DateTime<Utc>> {
+    // Values below 10^11 are seconds, not milliseconds.
+    if ms.abs() < 100_000_000_000 {
+        Utc.timestamp_opt(ms, 0).single()
+    } else {
+        Utc.timestamp_millis_opt(ms).single()
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct HistoryLine {
+    display: Str,
+    timestamp: Stamp,
+    project: Str,
+    session_id: Str,
+}
+
+/// Read `history.jsonl`, streaming. Lines without a usable time are skipped.
+pub fn read_history(path: &Path, skips: &mut Vec<Skip>) -> Vec<HistoryEntry> {
+    let mut out = Vec::new();
+    let mut pending: Option<Skip> = None;
+    let result = for_each_line(path, |line| {
+        if let Some(s) = pending.take() {
+            skips.push(s);
+        }
+        let mut repaired = None;
+        match parse_line::<HistoryLine>(&line.text, &mut repaired) {
+            Ok(h) => match h.timestamp.0 {
+                Some(ts) => out.push(HistoryEntry {
+                    ts,
+                    display: h.display.0.unwrap_or_default(),
+                    project: h.project.0.filter(|p| !p.is_empty()),
+                    session_id: h.session_id.0.filter(|s| !s.is_empty()),
+                }),
+                None => skips.push(Skip::line(path, line.number, "history line without a timestamp")),
+            },
+            Err(e) => {
+                let reason = if line.unterminated {
+                    "incomplete last line (file still being written?)".to_string()
+                } else {
+                    format!("malformed JSON: {e}")
+                };
+                pending = Some(Skip::line(path, line.number, reason));
+            }
+        }
+    });
+    if let Some(s) = pending {
+        skips.push(s);
+    }
+    if let Err(e) = result {
+        skips.push(Skip::file(path, format!("cannot read: {e}")));
+    }
+    out
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct StartFile {
+    session_id: Str,
+    cwd: Str,
+    started_at: Stamp,
+    kind: Str,
+    entrypoint: Str,
+}
+
+/// Read one `sessions/<pid>.json`, whatever key set it has.
+pub fn read_session_start(path: &Path, skips: &mut Vec<Skip>) -> Option<SessionStart> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            skips.push(Skip::file(path, format!("cannot read: {e}")));
+            return None;
+        }
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut repaired = None;
+    match parse_line::<StartFile>(&text, &mut repaired) {
+        Ok(s) => match s.session_id.0.filter(|s| !s.is_empty()) {
+            Some(session_id) => Some(SessionStart {
+                session_id,
+                started: s.started_at.0,
+                cwd: s.cwd.0,
+                entrypoint: s.entrypoint.0,
+                kind: s.kind.0,
+            }),
+            None => {
+                skips.push(Skip::file(path, "session metadata without sessionId"));
+                None
+            }
+        },
+        Err(e) => {
+            skips.push(Skip::file(path, format!("malformed JSON: {e}")));
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn history_variants() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        writeln!(f, r#"{{"display":"hello","pastedContents":{{}},"timestamp":1768719367888,"project":"/p","sessionId":"s1"}}"#).unwrap();
+        writeln!(f, r#"{{"display":"old","pastedContents":{{"1":{{"id":1,"type":"text","contentHash":"ab"}}}},"timestamp":1759149289856,"project":"/p"}}"#).unwrap();
+        writeln!(f, r#"{{"display":"no time"}}"#).unwrap();
+        writeln!(f, r#"not json"#).unwrap();
+        writeln!(f, r#"{{"display":"iso","timestamp":"2026-01-02T03:04:05Z"}}"#).unwrap();
+        let mut skips = Vec::new();
+        let h = read_history(f.path(), &mut skips);
+        assert_eq!(h.len(), 3);
+        assert_eq!(h[0].session_id.as_deref(), Some("s1"));
+        assert_eq!(h[0].ts.timestamp_millis(), 1768719367888);
+        assert_eq!(h[1].session_id, None);
+        assert_eq!(h[2].ts.to_rfc3339(), "2026-01-02T03:04:05+00:00");
+        assert_eq!(skips.len(), 2);
+        assert_eq!(skips[0].line, Some(3));
+        assert_eq!(skips[1].line, Some(4));
+    }
+
+    #[test]
+    fn session_start_key_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("1.json");
+        std::fs::write(&a, r#"{"pid":1,"sessionId":"s","cwd":"/x","startedAt":1775637263656,"kind":"interactive","entrypoint":"cli"}"#).unwrap();
+        let b = dir.path().join("2.json");
+        std::fs::write(&b, r#"{"pid":2,"sessionId":"t","cwd":"/y","startedAt":"2026-03-15T10:30:00.000Z"}"#).unwrap();
+        let c = dir.path().join("3.json");
+        std::fs::write(&c, r#"{"pid":3}"#).unwrap();
+        let mut skips = Vec::new();
+        let sa = read_session_start(&a, &mut skips).unwrap();
+        assert_eq!(sa.started.unwrap().timestamp_millis(), 1775637263656);
+        assert_eq!(sa.entrypoint.as_deref(), Some("cli"));
+        let sb = read_session_start(&b, &mut skips).unwrap();
+        assert_eq!(sb.started.unwrap().to_rfc3339(), "2026-03-15T10:30:00+00:00");
+        assert!(read_session_start(&c, &mut skips).is_none());
+        assert_eq!(skips.len(), 1);
+    }
+}

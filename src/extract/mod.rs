@@ -1,0 +1,208 @@
+//! Phase 3: stream transcripts, `history.jsonl` and session metadata.
+//!
+//! Files are read in parallel (rayon), each line by line; nothing reads a
+//! transcript whole. Per-file results are merged afterwards: parts of one
+//! session found in several files, sub-agents attached to the session that
+//! spawned them, and `summary` records resolved to the session their
+//! `leafUuid` points into.
+
+mod conversation;
+mod history;
+pub mod jsonl;
+mod record;
+mod transcript;
+
+pub use conversation::{classify_user_text, UserLine};
+pub use transcript::{read_transcript, FileDigest};
+
+use crate::discover::Root;
+use crate::model::{HistoryEntry, Session, SessionStart, Turn};
+use crate::skip::Skip;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// What extraction produced.
+#[derive(Debug, Default)]
+pub struct Extracted {
+    /// Sessions sorted by (root, id).
+    pub sessions: Vec<Session>,
+    /// History entries sorted by time.
+    pub history: Vec<HistoryEntry>,
+    pub starts: Vec<SessionStart>,
+    pub skips: Vec<Skip>,
+    /// Transcript lines read.
+    pub lines: u64,
+}
+
+/// Read every transcript, history and session-start file of every root.
+pub fn extract(roots: &[Root]) -> Extracted {
+    let mut files: Vec<_> = roots
+        .iter()
+        .flat_map(|r| r.transcripts.iter().map(move |t| (r.index, t)))
+        .collect();
+    // Largest first so one huge file does not start last and run alone.
+    files.sort_by(|a, b| b.1.size.cmp(&a.1.size).then_with(|| a.1.path.cmp(&b.1.path)));
+    let mut digests: Vec<FileDigest> = files
+        .par_iter()
+        .map(|(root, tf)| read_transcript(*root, tf))
+        .collect();
+    digests.sort_by(|a, b| a.root.cmp(&b.root).then_with(|| a.file.cmp(&b.file)));
+
+    let mut out = Extracted::default();
+    for r in roots {
+        if let Some(h) = &r.history {
+            out.history
+                .extend(history::read_history(h, &mut out.skips));
+        }
+        for s in &r.session_starts {
+            if let Some(start) = history::read_session_start(s, &mut out.skips) {
+                out.starts.push(start);
+            }
+        }
+    }
+    out.history.sort_by(|a, b| {
+        a.ts.cmp(&b.ts)
+            .then_with(|| a.display.cmp(&b.display))
+            .then_with(|| a.project.cmp(&b.project))
+    });
+    out.starts
+        .sort_by(|a, b| a.started.cmp(&b.started).then_with(|| a.session_id.cmp(&b.session_id)));
+    out.lines = digests.iter().map(|d| d.lines).sum();
+    merge(digests, &mut out);
+    out
+}
+
+/// Combine per-file digests into sessions.
+fn merge(digests: Vec<FileDigest>, out: &mut Extracted) {
+    // leafUuid hash → summary text; the first file (in path order) wins.
+    let mut summaries: HashMap<u64, String> = HashMap::new();
+    for d in &digests {
+        for (h, text) in &d.summaries {
+            summaries.entry(*h).or_insert_with(|| text.clone());
+        }
+    }
+    let mut sessions: BTreeMap<(usize, String), Session> = BTreeMap::new();
+    let mut agents = Vec::new();
+    for mut d in digests {
+        out.skips.append(&mut d.skips);
+        if let Some(agent) = d.subagent.take() {
+            agents.push((d.root, d.project_dir.clone(), d.file.clone(), agent));
+            continue;
+        }
+        for part in d.parts {
+            let s = sessions
+                .entry((d.root, part.id.clone()))
+                .or_insert_with(|| Session {
+                    id: part.id.clone(),
+                    root: d.root,
+                    project_dir: d.project_dir.clone(),
+                    ..Session::default()
+                });
+            add_part(s, part, &d.file, &summaries);
+        }
+    }
+    for (root, project_dir, file, (parent, cwd, mut agent)) in agents {
+        let parent = parent.unwrap_or_else(|| format!("agent-{}", agent.id));
+        let s = sessions
+            .entry((root, parent.clone()))
+            .or_insert_with(|| Session {
+                id: parent.clone(),
+                root,
+                project_dir,
+                cwd,
+                ..Session::default()
+            });
+        if agent.description.is_none() {
+            agent.description = first_prompt(&agent.turns).map(|t| crate::model::one_line(&t, 100));
+        }
+        s.files.push(file);
+        s.subagents.push(agent);
+    }
+    for s in sessions.values_mut() {
+        s.files.sort();
+        s.subagents.sort_by(|a, b| {
+            a.started
+                .cmp(&b.started)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        if s.titles.first_prompt.is_none() {
+            s.titles.first_prompt = first_prompt(&s.turns);
+        }
+        if s.started.is_none() {
+            s.started = s.subagents.iter().filter_map(|a| a.started).min();
+        }
+    }
+    out.sessions = sessions.into_values().collect();
+}
+
+fn add_part(
+    s: &mut Session,
+    part: transcript::SessionPart,
+    file: &std::path::Path,
+    summaries: &HashMap<u64, String>,
+) {
+    let conv = part.conv;
+    if !s.files.iter().any(|f| f == file) {
+        s.files.push(file.to_path_buf());
+    }
+    if s.cwd.is_none() {
+        s.cwd = part.cwd;
+    }
+    if s.titles.summary.is_none() {
+        s.titles.summary = part
+            .uuid_hashes
+            .iter()
+            .find_map(|h| summaries.get(h).cloned())
+            .or(part.titles.summary);
+    }
+    // Later parts carry the later rename.
+    if part.titles.custom.is_some() {
+        s.titles.custom = part.titles.custom;
+    }
+    if part.titles.ai.is_some() {
+        s.titles.ai = part.titles.ai;
+    }
+    if s.entrypoint.is_none() {
+        s.entrypoint = part.entrypoint;
+    }
+    s.branches.extend(part.branches);
+    s.versions.extend(part.versions);
+    s.models.extend(conv.models);
+    s.prompts += conv.prompts;
+    s.assistant_turns += conv.assistant_turns;
+    s.usage.add(&conv.usage);
+    for (k, v) in conv.tools {
+        *s.tools.entry(k).or_insert(0) += v;
+    }
+    s.files_touched.extend(conv.files_touched);
+    // Parts from several files: keep the turns in time order of their parts.
+    let part_is_earlier = match (conv.first, s.started) {
+        (Some(a), Some(b)) => a < b,
+        _ => false,
+    };
+    if part_is_earlier {
+        let mut turns = conv.turns;
+        turns.append(&mut s.turns);
+        s.turns = turns;
+    } else {
+        s.turns.extend(conv.turns);
+    }
+    s.started = match (s.started, conv.first) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    s.ended = match (s.ended, conv.last) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+    for (id, conv) in part.inline_agents {
+        s.subagents.push(transcript::inline_subagent(id, conv));
+    }
+}
+
+fn first_prompt(turns: &[Turn]) -> Option<String> {
+    turns.iter().find_map(|t| match t {
+        Turn::Prompt { text, .. } => Some(text.clone()),
+        _ => None,
+    })
+}

@@ -1,0 +1,163 @@
+//! The `ccwiki` command: a thin layer over the library.
+
+use ccwiki::{build, BuildOptions, BuildReport, Error};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const EXAMPLES: &str = "\
+Examples:
+  ccwiki build                                  build ~/.claude into ./site
+  ccwiki build --source examples/demo --out site
+  ccwiki build --source ~/.claude --out ~/wiki/site --no-redact
+  CLAUDE_CONFIG_DIR=~/.config/claude ccwiki build";
+
+#[derive(Parser)]
+#[command(name = "ccwiki", version, about = "Turn a Claude Code data directory into a static wiki", after_help = EXAMPLES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the wiki.
+    #[command(after_help = EXAMPLES)]
+    Build(BuildArgs),
+}
+
+#[derive(clap::Args)]
+struct BuildArgs {
+    /// Claude Code data directory [default: $CLAUDE_CONFIG_DIR, else ~/.claude]. Repeat for several.
+    #[arg(long, short = 's', value_name = "DIR")]
+    source: Vec<PathBuf>,
+    /// Where to write the site.
+    #[arg(long, short = 'o', value_name = "DIR", default_value = "site")]
+    out: PathBuf,
+    /// The wiki's title.
+    #[arg(long, default_value = "Claude Code wiki")]
+    title: String,
+    /// Do not redact credentials, home paths and user names.
+    #[arg(long)]
+    no_redact: bool,
+    /// Print only errors.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Print the time each phase took.
+    #[arg(long)]
+    timings: bool,
+    /// List every skipped line and file, not just the first few.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+}
+
+/// `$CLAUDE_CONFIG_DIR` (a comma-separated list), else `~/.claude`.
+fn default_sources() -> Vec<PathBuf> {
+    if let Some(v) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        return v
+            .to_string_lossy()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect();
+    }
+    let home = std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    vec![home.join(".claude")]
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
+                _ => ExitCode::from(2),
+            };
+        }
+    };
+    match cli.command {
+        Command::Build(args) => run_build(args),
+    }
+}
+
+fn run_build(args: BuildArgs) -> ExitCode {
+    let sources = if args.source.is_empty() {
+        default_sources()
+    } else {
+        args.source.clone()
+    };
+    let mut opts = BuildOptions::new(sources, args.out.clone());
+    opts.title = args.title.clone();
+    opts.redact = !args.no_redact;
+    match build(&opts) {
+        Ok(report) => {
+            if !args.quiet {
+                print_summary(&report, &args);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            match e {
+                Error::SourceMissing { .. } => ExitCode::from(2),
+                _ => ExitCode::from(1),
+            }
+        }
+    }
+}
+
+fn print_summary(r: &BuildReport, args: &BuildArgs) {
+    println!(
+        "Built {} pages into {} in {:.2?}",
+        r.pages,
+        args.out.display(),
+        r.elapsed()
+    );
+    println!(
+        "  {} projects, {} sessions ({} sub-agents), {} memories, {} prompts",
+        r.projects, r.sessions, r.subagents, r.memories, r.prompts
+    );
+    println!(
+        "  read {:.1} MB of transcripts ({} lines); wrote {} files, {:.1} MB",
+        r.transcript_bytes as f64 / 1e6,
+        r.lines,
+        r.files_written,
+        r.bytes_written as f64 / 1e6
+    );
+    if r.empty_sessions > 0 {
+        println!("  {} session files had nothing to show", r.empty_sessions);
+    }
+    if !r.redactions.is_empty() {
+        let parts: Vec<String> = r.redactions.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        println!("  redacted: {}", parts.join(", "));
+    } else if args.no_redact {
+        println!("  redaction is OFF: check the output before publishing it");
+    }
+    if !r.skips.is_empty() {
+        let lines = r.skips.iter().filter(|s| s.line.is_some()).count();
+        println!(
+            "  skipped {} lines and {} files/entries:",
+            lines,
+            r.skips.len() - lines
+        );
+        let limit = if args.verbose { usize::MAX } else { 10 };
+        for s in r.skips.iter().take(limit) {
+            println!("    {s}");
+        }
+        if r.skips.len() > limit {
+            println!("    … and {} more (--verbose lists them all)", r.skips.len() - limit);
+        }
+    }
+    if args.timings {
+        for (phase, d) in &r.timings {
+            println!("  {phase:<9} {:>9.2?}", d);
+        }
+    }
+}

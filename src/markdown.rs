@@ -1,0 +1,126 @@
+//! Markdown to HTML for text that came from transcripts and memory files.
+//!
+//! Content is untrusted: raw HTML in it is shown as text, never passed
+//! through; link targets with a script-capable scheme are dropped; images
+//! become plain links so a page never loads anything from another host.
+//! Internal links written `@/path` are made relative to the page.
+
+use pulldown_cmark::{html, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+
+/// Render `text` as HTML. `root` is the page's path back to the site root.
+pub fn render(text: &str, root: &str) -> String {
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_TABLES);
+    opts.insert(Options::ENABLE_STRIKETHROUGH);
+    opts.insert(Options::ENABLE_TASKLISTS);
+    let mut in_image = 0usize;
+    let events = Parser::new_ext(text, opts).map(|ev| match ev {
+        // Raw HTML from content is shown, not interpreted.
+        Event::Html(h) | Event::InlineHtml(h) => Event::Text(h),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: safe_url(dest_url, root),
+            title,
+            id,
+        }),
+        // An image becomes a link to it: nothing loads from elsewhere.
+        Event::Start(Tag::Image {
+            dest_url, title, id, ..
+        }) => {
+            in_image += 1;
+            Event::Start(Tag::Link {
+                link_type: LinkType::Inline,
+                dest_url: safe_url(dest_url, root),
+                title,
+                id,
+            })
+        }
+        Event::End(TagEnd::Image) => {
+            in_image = in_image.saturating_sub(1);
+            Event::End(TagEnd::Link)
+        }
+        other => other,
+    });
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    html::push_html(&mut out, events);
+    out
+}
+
+/// Keep http(s), mailto, fragments and relative links; resolve `@/`; drop the rest.
+fn safe_url<'a>(url: CowStr<'a>, root: &str) -> CowStr<'a> {
+    if let Some(internal) = url.strip_prefix("@/") {
+        return CowStr::from(format!("{root}{internal}"));
+    }
+    if is_safe_url(&url) {
+        url
+    } else {
+        CowStr::from("#")
+    }
+}
+
+/// Whether a link target is safe to put in an `href`.
+pub fn is_safe_url(url: &str) -> bool {
+    // Browsers ignore control characters and whitespace inside a scheme.
+    let cleaned: String = url
+        .chars()
+        .filter(|c| !c.is_control() && !c.is_whitespace())
+        .take(32)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let scheme_end = cleaned.find(|c: char| matches!(c, ':' | '/' | '?' | '#'));
+    match scheme_end {
+        Some(i) if cleaned.as_bytes()[i] == b':' => {
+            let scheme = &cleaned[..i];
+            matches!(scheme, "http" | "https" | "mailto")
+        }
+        // `&#106;avascript:` style entity tricks have no scheme until decoded:
+        // refuse anything that decodes to a colon before a slash.
+        _ => !cleaned.contains("&#") && !cleaned.contains("&colon"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_html_is_text() {
+        let h = render("hi <script>alert(1)</script> <img src=x onerror=alert(1)>", "");
+        assert!(!h.contains("<script"), "{h}");
+        assert!(!h.contains("<img"), "{h}");
+        assert!(h.contains("&lt;script&gt;"), "{h}");
+    }
+
+    #[test]
+    fn dangerous_links_are_dropped() {
+        for md in [
+            "[x](javascript:alert(1))",
+            "[x](JaVaScRiPt:alert(1))",
+            "[x](java\tscript:alert(1))",
+            "[x](vbscript:msgbox)",
+            "[x](data:text/html;base64,PHNjcmlwdD4=)",
+            "[x](&#106;avascript:alert(1))",
+            "![x](javascript:alert(1))",
+        ] {
+            let h = render(md, "");
+            assert!(!h.to_lowercase().contains("script:"), "{md} -> {h}");
+            assert!(!h.contains("data:"), "{md} -> {h}");
+        }
+        assert!(render("[x](https://example.com/a)", "").contains("href=\"https://example.com/a\""));
+        assert!(render("[x](#frag)", "").contains("href=\"#frag\""));
+    }
+
+    #[test]
+    fn images_become_links_and_internal_links_resolve() {
+        let h = render("![shot](https://example.com/a.png)", "../");
+        assert!(!h.contains("<img"), "{h}");
+        assert!(h.contains("<a href=\"https://example.com/a.png\">shot</a>"), "{h}");
+        let h = render("[skill](@/skills/x/index.html)", "../../");
+        assert!(h.contains("href=\"../../skills/x/index.html\""), "{h}");
+    }
+}

@@ -1,0 +1,307 @@
+//! The data model the phases hand each other: what was learned from the
+//! source, before any page exists. Plain data, no behaviour beyond helpers.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+/// The `type` of a memory file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum MemoryKind {
+    /// Who the user is: role, expertise, preferences.
+    User,
+    /// A workflow rule learned from feedback: shown as a skill.
+    Feedback,
+    /// Facts about a project: goals, decisions, status.
+    Project,
+    /// Pointers to external resources.
+    Reference,
+    /// A `type` ccwiki does not know, kept as written.
+    Other(String),
+    /// A memory file without frontmatter.
+    Untyped,
+}
+
+impl MemoryKind {
+    /// Parse a frontmatter `type` value.
+    pub fn parse(value: &str) -> MemoryKind {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "user" => MemoryKind::User,
+            "feedback" => MemoryKind::Feedback,
+            "project" => MemoryKind::Project,
+            "reference" => MemoryKind::Reference,
+            "" => MemoryKind::Untyped,
+            _ => MemoryKind::Other(value.trim().to_string()),
+        }
+    }
+
+    /// The label shown to readers.
+    pub fn label(&self) -> &str {
+        match self {
+            MemoryKind::User => "user",
+            MemoryKind::Feedback => "skill",
+            MemoryKind::Project => "project",
+            MemoryKind::Reference => "reference",
+            MemoryKind::Other(s) => s,
+            MemoryKind::Untyped => "note",
+        }
+    }
+}
+
+/// One memory file, after triage.
+#[derive(Debug, Clone)]
+pub struct Memory {
+    /// Which source root it came from (index into the roots list).
+    pub root: usize,
+    /// The project folder name under `projects/`.
+    pub project_dir: String,
+    /// The file on disk.
+    pub file: PathBuf,
+    /// The file name without `.md`.
+    pub stem: String,
+    /// Frontmatter `name`, else the index title, else the stem.
+    pub name: String,
+    /// Frontmatter `description`, else the MEMORY.md hook.
+    pub description: String,
+    pub kind: MemoryKind,
+    /// The Markdown body after the frontmatter.
+    pub body: String,
+    /// The line in MEMORY.md that links to this file, if any.
+    pub indexed: bool,
+}
+
+/// Token usage of one API response, counted once per `message.id`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_creation: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_creation += other.cache_creation;
+    }
+}
+
+/// One tool call, reduced to what a reader needs: the name and its main argument.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub name: String,
+    /// The argument that says what the call did (a path, a command, a pattern).
+    pub arg: String,
+}
+
+/// A piece of an assistant turn, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Block {
+    /// Markdown text the assistant wrote.
+    Text(String),
+    /// A tool call, shown as one compact line.
+    Tool(ToolCall),
+}
+
+/// What a compaction marker records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CompactKind {
+    Full,
+    Micro,
+}
+
+/// One step of a conversation, as the wiki shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Turn {
+    /// A real prompt the user typed.
+    Prompt {
+        ts: Option<DateTime<Utc>>,
+        text: String,
+    },
+    /// One API response (all lines sharing a `message.id`), blocks in order.
+    Assistant {
+        ts: Option<DateTime<Utc>>,
+        model: Option<String>,
+        blocks: Vec<Block>,
+    },
+    /// A slash command or `!` shell command the user ran.
+    Command {
+        ts: Option<DateTime<Utc>>,
+        name: String,
+        args: String,
+    },
+    /// Output of a local command, kept short.
+    CommandOutput { text: String },
+    /// The conversation was compacted; `summary` is what the model kept.
+    Compaction {
+        ts: Option<DateTime<Utc>>,
+        kind: CompactKind,
+        summary: Option<String>,
+    },
+}
+
+/// How a sub-agent transcript was stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum SubagentLayout {
+    /// `isSidechain` lines inside the session file (1.0.x).
+    Inline,
+    /// `agent-<id>.jsonl` beside the session files (2.0.x).
+    Sibling,
+    /// `<session>/subagents/agent-<id>.jsonl` with `.meta.json` (2.1.x).
+    Nested,
+}
+
+/// What a sub-agent transcript is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum SubagentRole {
+    /// A task the main agent delegated.
+    Task,
+    /// The side conversation that wrote a compaction summary (`agent-acompact-*`).
+    Compaction,
+    /// Prompt suggestions generated in the background (`agent-aprompt_suggestion-*`).
+    PromptSuggestion,
+    /// An aside question (`agent-aside_question-*`).
+    Aside,
+}
+
+impl SubagentRole {
+    pub fn label(self) -> &'static str {
+        match self {
+            SubagentRole::Task => "sub-agent",
+            SubagentRole::Compaction => "compaction",
+            SubagentRole::PromptSuggestion => "prompt suggestion",
+            SubagentRole::Aside => "aside",
+        }
+    }
+}
+
+/// A sub-agent conversation attached to the session that spawned it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Subagent {
+    pub id: String,
+    pub layout: SubagentLayout,
+    pub role: SubagentRole,
+    /// `agentType` from `.meta.json`, when there is one.
+    pub agent_type: Option<String>,
+    /// `description` from `.meta.json`, when there is one.
+    pub description: Option<String>,
+    pub turns: Vec<Turn>,
+    pub assistant_turns: u64,
+    pub started: Option<DateTime<Utc>>,
+}
+
+/// Titles a session may carry; the wiki picks the first present in this order.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Titles {
+    pub custom: Option<String>,
+    pub ai: Option<String>,
+    pub summary: Option<String>,
+    pub first_prompt: Option<String>,
+}
+
+impl Titles {
+    /// custom-title over ai-title over summary over the first prompt.
+    pub fn best(&self) -> Option<&str> {
+        self.custom
+            .as_deref()
+            .or(self.ai.as_deref())
+            .or(self.summary.as_deref())
+            .or(self.first_prompt.as_deref())
+    }
+}
+
+/// One conversation, with everything the wiki shows of it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Session {
+    pub id: String,
+    pub root: usize,
+    /// The project folder the file was found in (lossy; `cwd` is the truth).
+    pub project_dir: String,
+    pub files: Vec<PathBuf>,
+    /// The first `cwd` seen: the project's identity.
+    pub cwd: Option<String>,
+    pub started: Option<DateTime<Utc>>,
+    pub ended: Option<DateTime<Utc>>,
+    pub titles: Titles,
+    pub models: BTreeSet<String>,
+    pub branches: BTreeSet<String>,
+    pub versions: BTreeSet<String>,
+    pub entrypoint: Option<String>,
+    pub turns: Vec<Turn>,
+    pub subagents: Vec<Subagent>,
+    pub prompts: u64,
+    pub assistant_turns: u64,
+    pub usage: Usage,
+    pub tools: BTreeMap<String, u64>,
+    pub files_touched: BTreeSet<String>,
+}
+
+impl Session {
+    /// The title the wiki shows.
+    pub fn title(&self) -> String {
+        match self.titles.best() {
+            Some(t) => one_line(t, 120),
+            None => format!("Session {}", short_id(&self.id)),
+        }
+    }
+}
+
+/// One line of `history.jsonl`: a prompt typed in some project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    pub ts: DateTime<Utc>,
+    pub display: String,
+    pub project: Option<String>,
+    pub session_id: Option<String>,
+}
+
+/// One `sessions/<pid>.json`: when and how a session started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionStart {
+    pub session_id: String,
+    pub started: Option<DateTime<Utc>>,
+    pub cwd: Option<String>,
+    pub entrypoint: Option<String>,
+    pub kind: Option<String>,
+}
+
+/// The first 8 characters of an id, for display.
+pub fn short_id(id: &str) -> &str {
+    match id.char_indices().nth(8) {
+        Some((i, _)) => &id[..i],
+        None => id,
+    }
+}
+
+/// Collapse whitespace to single spaces and cut at `max` characters with an ellipsis.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max + 3));
+    let mut count = 0;
+    for word in text.split_whitespace() {
+        if count > 0 {
+            out.push(' ');
+            count += 1;
+        }
+        for c in word.chars() {
+            if count >= max {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
+}
+
+/// Everything read from the sources, handed from extraction to assembly.
+#[derive(Debug, Default)]
+pub struct Model {
+    pub memories: Vec<Memory>,
+    pub sessions: Vec<Session>,
+    pub history: Vec<HistoryEntry>,
+    pub starts: Vec<SessionStart>,
+}

@@ -1,0 +1,44 @@
+//! Lines and files the build passed over, with the reason, for the summary.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// One thing the build could not use. Never fatal.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Skip {
+    /// The file concerned.
+    pub file: PathBuf,
+    /// The 1-based line, when the problem is one line of a JSONL file.
+    pub line: Option<u64>,
+    /// Why it was skipped, one short clause.
+    pub reason: String,
+}
+
+impl Skip {
+    /// A whole file skipped.
+    pub fn file(file: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
+        Skip {
+            file: file.into(),
+            line: None,
+            reason: reason.into(),
+        }
+    }
+
+    /// One line of a file skipped.
+    pub fn line(file: impl Into<PathBuf>, line: u64, reason: impl Into<String>) -> Self {
+        Skip {
+            file: file.into(),
+            line: Some(line),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(n) => write!(f, "{}:{}: {}", self.file.display(), n, self.reason),
+            None => write!(f, "{}: {}", self.file.display(), self.reason),
+        }
+    }
+}
