@@ -92,7 +92,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     // Refuse a foreign output directory before doing any work.
     write::check_output(&opts.out)?;
 
-    let sources = timed(&mut report, "discover", || discover::discover(&opts.sources))?;
+    let sources = timed(&mut report, "discover", || {
+        discover::discover(&opts.sources)
+    })?;
     report.skips.extend(sources.skips.iter().cloned());
     report.transcript_bytes = sources.transcript_bytes();
 
@@ -109,13 +111,14 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     };
 
     if opts.redact {
-        let redactor = redact::redactor_for(&model, &opts.extra_patterns).map_err(|e| {
-            Error::Pattern {
+        let redactor =
+            redact::redactor_for(&model, &opts.extra_patterns).map_err(|e| Error::Pattern {
                 kind: e.kind.clone(),
                 message: e.message.clone(),
-            }
-        })?;
-        timed(&mut report, "redact", || redact::apply(&mut model, &redactor));
+            })?;
+        timed(&mut report, "redact", || {
+            redact::apply(&mut model, &redactor)
+        });
         report.redactions = redactor.counts();
     }
 
@@ -136,7 +139,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
 
     let renderer = render::Renderer::new(&opts.title)?;
     let files = timed(&mut report, "render", || render::render(&site, &renderer))?;
-    let written = timed(&mut report, "write", || write::write_site(&opts.out, &files))?;
+    let written = timed(&mut report, "write", || {
+        write::write_site(&opts.out, &files)
+    })?;
     report.files_written = written.files;
     report.bytes_written = written.bytes;
     report.skips.sort();

@@ -179,7 +179,8 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
         }
         ["projects", dir, session, "subagents", file] if file.ends_with(".jsonl") => {
             let id = agent_id(file).unwrap_or_else(|| file.trim_end_matches(".jsonl").to_string());
-            let meta = path.with_file_name(format!("{}.meta.json", file.trim_end_matches(".jsonl")));
+            let meta =
+                path.with_file_name(format!("{}.meta.json", file.trim_end_matches(".jsonl")));
             root.transcripts.push(TranscriptFile {
                 path: path.to_path_buf(),
                 project_dir: dir.to_string(),
@@ -280,7 +281,14 @@ mod tests {
         assert_eq!(root.transcripts.len(), 3);
         let roles: Vec<_> = root.transcripts.iter().map(|t| &t.role).collect();
         assert!(roles.contains(&&FileRole::Session));
-        assert!(roles.iter().any(|r| matches!(r, FileRole::Subagent { layout: SubagentLayout::Sibling, role: SubagentRole::Task, .. })));
+        assert!(roles.iter().any(|r| matches!(
+            r,
+            FileRole::Subagent {
+                layout: SubagentLayout::Sibling,
+                role: SubagentRole::Task,
+                ..
+            }
+        )));
         assert!(roles.iter().any(|r| matches!(r, FileRole::Subagent { layout: SubagentLayout::Nested, role: SubagentRole::Compaction, parent: Some(p), meta: Some(_), .. } if p == "s1")));
     }
 

@@ -9,7 +9,7 @@
 //! 4. [`redact`]: scrub credentials, home paths and user names from the model.
 //! 5. [`assemble`]: decide the wiki's pages, their paths and the links between them.
 //! 6. [`render`]: turn each page into HTML with Tera and pulldown-cmark.
-//! 7. [`write`]: put the site on disk, atomically, touching only what ccwiki made.
+//! 7. [`mod@write`]: put the site on disk, atomically, touching only what ccwiki made.
 //!
 //! [`build::build`] runs them in order and returns a [`build::BuildReport`].
 

@@ -135,7 +135,11 @@ fn print_summary(r: &BuildReport, args: &BuildArgs) {
         println!("  {} session files had nothing to show", r.empty_sessions);
     }
     if !r.redactions.is_empty() {
-        let parts: Vec<String> = r.redactions.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let parts: Vec<String> = r
+            .redactions
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         println!("  redacted: {}", parts.join(", "));
     } else if args.no_redact {
         println!("  redaction is OFF: check the output before publishing it");
@@ -152,7 +156,10 @@ fn print_summary(r: &BuildReport, args: &BuildArgs) {
             println!("    {s}");
         }
         if r.skips.len() > limit {
-            println!("    … and {} more (--verbose lists them all)", r.skips.len() - limit);
+            println!(
+                "    … and {} more (--verbose lists them all)",
+                r.skips.len() - limit
+            );
         }
     }
     if args.timings {

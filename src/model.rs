@@ -243,6 +243,14 @@ impl Session {
     /// The title the wiki shows.
     pub fn title(&self) -> String {
         match self.titles.best() {
+            // A prompt makes a long title: keep its first words.
+            Some(t)
+                if self.titles.custom.is_none()
+                    && self.titles.ai.is_none()
+                    && self.titles.summary.is_none() =>
+            {
+                one_line(t, 72)
+            }
             Some(t) => one_line(t, 120),
             None => format!("Session {}", short_id(&self.id)),
         }

@@ -25,10 +25,22 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("session.html", include_str!("../templates/session.html")),
     ("timeline.html", include_str!("../templates/timeline.html")),
     ("list.html", include_str!("../templates/list.html")),
-    ("partials/project_cards.html", include_str!("../templates/partials/project_cards.html")),
-    ("partials/memory_cards.html", include_str!("../templates/partials/memory_cards.html")),
-    ("partials/session_rows.html", include_str!("../templates/partials/session_rows.html")),
-    ("partials/turns.html", include_str!("../templates/partials/turns.html")),
+    (
+        "partials/project_cards.html",
+        include_str!("../templates/partials/project_cards.html"),
+    ),
+    (
+        "partials/memory_cards.html",
+        include_str!("../templates/partials/memory_cards.html"),
+    ),
+    (
+        "partials/session_rows.html",
+        include_str!("../templates/partials/session_rows.html"),
+    ),
+    (
+        "partials/turns.html",
+        include_str!("../templates/partials/turns.html"),
+    ),
 ];
 
 /// Static files of the default theme: (path under the site root, bytes).
@@ -48,13 +60,41 @@ struct NavItem {
 }
 
 const NAV: &[NavItem] = &[
-    NavItem { title: "Home", href: "index.html", section: "home" },
-    NavItem { title: "About you", href: "about/index.html", section: "about" },
-    NavItem { title: "Projects", href: "projects/index.html", section: "projects" },
-    NavItem { title: "Skills", href: "skills/index.html", section: "skills" },
-    NavItem { title: "References", href: "references/index.html", section: "references" },
-    NavItem { title: "Sessions", href: "sessions/index.html", section: "sessions" },
-    NavItem { title: "Timeline", href: "timeline/index.html", section: "timeline" },
+    NavItem {
+        title: "Home",
+        href: "index.html",
+        section: "home",
+    },
+    NavItem {
+        title: "About you",
+        href: "about/index.html",
+        section: "about",
+    },
+    NavItem {
+        title: "Projects",
+        href: "projects/index.html",
+        section: "projects",
+    },
+    NavItem {
+        title: "Skills",
+        href: "skills/index.html",
+        section: "skills",
+    },
+    NavItem {
+        title: "References",
+        href: "references/index.html",
+        section: "references",
+    },
+    NavItem {
+        title: "Sessions",
+        href: "sessions/index.html",
+        section: "sessions",
+    },
+    NavItem {
+        title: "Timeline",
+        href: "timeline/index.html",
+        section: "timeline",
+    },
 ];
 
 #[derive(Serialize)]

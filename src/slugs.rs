@@ -77,7 +77,11 @@ mod tests {
             let s = slugify(evil);
             assert!(!s.is_empty());
             assert!(s.len() <= MAX_LEN);
-            assert!(s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{s}");
+            assert!(
+                s.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{s}"
+            );
             assert!(!RESERVED.contains(&s.as_str()), "{s}");
             assert_ne!(s, "..");
         }

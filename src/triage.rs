@@ -45,7 +45,9 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged) {
     if let Some(path) = &dir.index {
         match std::fs::read(path) {
             Ok(bytes) => index = parse_index(&String::from_utf8_lossy(&bytes)),
-            Err(e) => out.skips.push(Skip::file(path, format!("cannot read: {e}"))),
+            Err(e) => out
+                .skips
+                .push(Skip::file(path, format!("cannot read: {e}"))),
         }
         for entry in &index {
             let exists = dir.files.iter().any(|f| file_name(f) == entry.target);
@@ -73,7 +75,8 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged) {
         let text = match std::fs::read(path) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) => {
-                out.skips.push(Skip::file(path, format!("cannot read: {e}")));
+                out.skips
+                    .push(Skip::file(path, format!("cannot read: {e}")));
                 continue;
             }
         };
@@ -99,7 +102,9 @@ pub fn parse_index(text: &str) -> Vec<IndexEntry> {
     for (n, line) in text.lines().enumerate() {
         let Some(open) = line.find('[') else { continue };
         let rest = &line[open + 1..];
-        let Some(close) = rest.find("](") else { continue };
+        let Some(close) = rest.find("](") else {
+            continue;
+        };
         let title = &rest[..close];
         let after = &rest[close + 2..];
         let Some(end) = after.find(')') else { continue };
@@ -140,7 +145,9 @@ fn parse_memory(
         root,
         project_dir: project_dir.to_string(),
         file: path.to_path_buf(),
-        name: entry.map(|e| e.title.clone()).unwrap_or_else(|| stem.clone()),
+        name: entry
+            .map(|e| e.title.clone())
+            .unwrap_or_else(|| stem.clone()),
         description: entry.map(|e| e.hook.clone()).unwrap_or_default(),
         stem,
         kind: MemoryKind::Untyped,
@@ -154,10 +161,22 @@ fn parse_memory(
         Ok(p) => p,
         Err(e) => {
             memory.body = strip_frontmatter(text).to_string();
-            return Parsed::KeepWithSkip(
-                memory,
-                format!("invalid frontmatter ({e}); kept as an untyped note"),
-            );
+            // Memory files are written by a model: `name: Dana: role` is common
+            // and not strict YAML. Read such lines as `key: rest of line`.
+            return match loose_frontmatter(text) {
+                Some(fields) => {
+                    apply_fields(&mut memory, |k| fields.get(k).cloned());
+                    if fields.get("private").is_some_and(|v| v == "true") {
+                        Parsed::Private
+                    } else {
+                        Parsed::Keep(memory)
+                    }
+                }
+                None => Parsed::KeepWithSkip(
+                    memory,
+                    format!("invalid frontmatter ({e}); kept as an untyped note"),
+                ),
+            };
         }
     };
     memory.body = parsed.content;
@@ -179,20 +198,54 @@ fn parse_memory(
     if field(&data, "private").is_some_and(|v| v == "true") {
         return Parsed::Private;
     }
-    if let Some(name) = field(&data, "name").filter(|s| !s.trim().is_empty()) {
-        memory.name = name.trim().to_string();
-    }
-    if let Some(desc) = field(&data, "description").filter(|s| !s.trim().is_empty()) {
-        memory.description = desc.trim().to_string();
-    }
     let nested = match &data {
         Pod::Hash(map) => map.get("metadata").and_then(|m| field(m, "type")),
         _ => None,
     };
-    if let Some(kind) = field(&data, "type").or(nested) {
+    apply_fields(&mut memory, |k| match k {
+        "type" => field(&data, "type").or(nested.clone()),
+        _ => field(&data, k),
+    });
+    Parsed::Keep(memory)
+}
+
+/// Set name, description and kind from frontmatter fields, where present.
+fn apply_fields(memory: &mut Memory, get: impl Fn(&str) -> Option<String>) {
+    if let Some(name) = get("name").filter(|s| !s.trim().is_empty()) {
+        memory.name = name.trim().to_string();
+    }
+    if let Some(desc) = get("description").filter(|s| !s.trim().is_empty()) {
+        memory.description = desc.trim().to_string();
+    }
+    if let Some(kind) = get("type") {
         memory.kind = MemoryKind::parse(&kind);
     }
-    Parsed::Keep(memory)
+}
+
+/// `key: value` lines of a frontmatter block that is not valid YAML; an
+/// indented `type:` under `metadata:` counts as `type`. None if no line fits.
+fn loose_frontmatter(text: &str) -> Option<HashMap<String, String>> {
+    let t = text.trim_start_matches('\u{feff}');
+    let rest = t.strip_prefix("---")?;
+    let end = rest.find("\n---")?;
+    let mut fields = HashMap::new();
+    for line in rest[..end].lines() {
+        let indented = line.starts_with(' ') || line.starts_with('\t');
+        let Some((key, value)) = line.trim().split_once(':') else {
+            continue;
+        };
+        let key = key.trim();
+        if indented && key != "type" {
+            continue;
+        }
+        let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+        if !key.is_empty() && !value.is_empty() && !key.contains(' ') {
+            fields
+                .entry(key.to_string())
+                .or_insert_with(|| value.to_string());
+        }
+    }
+    (!fields.is_empty()).then_some(fields)
 }
 
 fn scalar(pod: &Pod) -> Option<String> {
@@ -279,7 +332,9 @@ mod tests {
 
     #[test]
     fn index_lines() {
-        let e = parse_index("# Index\n\n- [Role](user_role.md) — Senior dev\n* [X](./x.md): hook\nplain\n");
+        let e = parse_index(
+            "# Index\n\n- [Role](user_role.md) — Senior dev\n* [X](./x.md): hook\nplain\n",
+        );
         assert_eq!(e.len(), 2);
         assert_eq!(e[0].title, "Role");
         assert_eq!(e[0].target, "user_role.md");
@@ -297,7 +352,8 @@ mod tests {
             ("b.md", "---\nname: beta\ndescription: nested\nmetadata:\n  node_type: memory\n  type: reference\n---\nSee [[Alpha]].\n"),
             ("c.md", "Just a note without frontmatter.\n"),
             ("d.md", "---\nname: d\ntype: glossary\n---\nTerms.\n"),
-            ("e.md", "---\nname: [unclosed\n---\nBody of e.\n"),
+            ("e.md", "---\n[unclosed\n---\nBody of e.\n"),
+            ("g.md", "---\nname: Dana: role\ndescription: a: b\ntype: user\n---\nBody of g.\n"),
             ("f.md", "---\nname: hidden\ntype: user\nprivate: true\n---\nsecret\n"),
         ]);
         let by = |stem: &str| t.memories.iter().find(|m| m.stem == stem).unwrap();
@@ -311,17 +367,40 @@ mod tests {
         assert_eq!(by("d").kind, MemoryKind::Other("glossary".into()));
         assert_eq!(by("e").kind, MemoryKind::Untyped);
         assert_eq!(by("e").body.trim(), "Body of e.");
-        assert!(t.memories.iter().all(|m| m.stem != "f"), "private memories are left out");
+        assert!(
+            t.memories.iter().all(|m| m.stem != "f"),
+            "private memories are left out"
+        );
+        assert_eq!(
+            by("g").name,
+            "Dana: role",
+            "colons in values are read loosely"
+        );
+        assert_eq!(by("g").kind, MemoryKind::User);
+        assert_eq!(by("g").body.trim(), "Body of g.");
         let reasons: Vec<String> = t.skips.iter().map(|s| s.to_string()).collect();
-        assert!(reasons.iter().any(|r| r.contains("gone.md") && r.contains(":2:")), "{reasons:?}");
-        assert!(reasons.iter().any(|r| r.contains("e.md") && r.contains("invalid frontmatter")), "{reasons:?}");
+        assert!(
+            reasons
+                .iter()
+                .any(|r| r.contains("gone.md") && r.contains(":2:")),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons
+                .iter()
+                .any(|r| r.contains("e.md") && r.contains("invalid frontmatter")),
+            "{reasons:?}"
+        );
     }
 
     #[test]
     fn wikilink_targets() {
         assert_eq!(
             wikilinks("see [[Alpha]] and [[b|the b]] but not [[\n]]"),
-            vec![("Alpha".to_string(), None), ("b".to_string(), Some("the b".to_string()))]
+            vec![
+                ("Alpha".to_string(), None),
+                ("b".to_string(), Some("the b".to_string()))
+            ]
         );
     }
 }

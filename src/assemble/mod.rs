@@ -110,7 +110,11 @@ fn project_name(key: &str) -> String {
 /// Best effort for a folder with no `cwd` anywhere: `-home-x-y` → `/home/x/y`.
 fn decode_folder(dir: &str) -> String {
     if dir.len() > 2 && dir.as_bytes()[1] == b'-' && dir.as_bytes()[2] == b'-' {
-        return format!("{}:\\{}", &dir[..1].to_ascii_uppercase(), dir[3..].replace('-', "\\"));
+        return format!(
+            "{}:\\{}",
+            &dir[..1].to_ascii_uppercase(),
+            dir[3..].replace('-', "\\")
+        );
     }
     dir.replace('-', "/")
 }
@@ -172,7 +176,11 @@ pub fn split_skill(body: &str) -> Option<(String, Option<String>, Option<String>
     let rule = body[..first].trim().to_string();
     let why_text = why.map(|w| cut(w, "**why:**".len(), how.filter(|h| *h > w)));
     let how_text = how.map(|h| cut(h, "**how to apply:**".len(), why.filter(|w| *w > h)));
-    Some((rule, why_text.filter(|s| !s.is_empty()), how_text.filter(|s| !s.is_empty())))
+    Some((
+        rule,
+        why_text.filter(|s| !s.is_empty()),
+        how_text.filter(|s| !s.is_empty()),
+    ))
 }
 
 /// Assemble the site from the (already redacted) model.
@@ -246,8 +254,12 @@ pub fn assemble(model: &Model) -> Site<'_> {
         .iter()
         .zip(&session_project)
         .map(|(s, p)| {
-            p.as_ref()
-                .map(|_| format!("sessions/{}/index.html", session_slugs.claim(short_id(&s.id))))
+            p.as_ref().map(|_| {
+                format!(
+                    "sessions/{}/index.html",
+                    session_slugs.claim(short_id(&s.id))
+                )
+            })
         })
         .collect();
     let project_link = |key: &str| -> Option<Link> {
@@ -266,7 +278,8 @@ pub fn assemble(model: &Model) -> Site<'_> {
 
     // Memory bodies with [[wikilinks]] and links to sibling .md files resolved.
     let resolver = Resolver::new(model, &memory_href, &memory_project);
-    let mut backlinks: Vec<BTreeSet<(String, String)>> = vec![BTreeSet::new(); model.memories.len()];
+    let mut backlinks: Vec<BTreeSet<(String, String)>> =
+        vec![BTreeSet::new(); model.memories.len()];
     let bodies: Vec<String> = model
         .memories
         .iter()
@@ -380,7 +393,10 @@ pub fn assemble(model: &Model) -> Site<'_> {
         memories: model.memories.len(),
         skills: skills.len(),
         references: references.len(),
-        prompts: all_sessions.iter().map(|&i| model.sessions[i].prompts).sum(),
+        prompts: all_sessions
+            .iter()
+            .map(|&i| model.sessions[i].prompts)
+            .sum(),
         first_day: day(starts.iter().min().copied()),
         last_day: day(starts.iter().max().copied()),
     };
@@ -404,7 +420,11 @@ pub fn assemble(model: &Model) -> Site<'_> {
             totals: totals.clone(),
             projects: project_cards.iter().take(12).cloned().collect(),
             knowledge: knowledge.iter().take(8).map(|&i| memory_card(i)).collect(),
-            recent: all_sessions.iter().take(10).map(|&i| session_row(i)).collect(),
+            recent: all_sessions
+                .iter()
+                .take(10)
+                .map(|&i| session_row(i))
+                .collect(),
             activity: activity.iter().rev().take(12).rev().cloned().collect(),
             about: user_memories.iter().map(|&i| memory_card(i)).collect(),
         }),
@@ -462,7 +482,7 @@ pub fn assemble(model: &Model) -> Site<'_> {
             .filter(|&&i| model.memories[i].kind == MemoryKind::Project)
             .map(|&i| memory_body(i))
             .collect();
-        let groups: [(&'static str, &'static str, &dyn Fn(&MemoryKind) -> bool); 4] = [
+        let groups: [(&'static str, &'static str, &KindFilter); 4] = [
             ("skills", "Skills", &|k| *k == MemoryKind::Feedback),
             ("references", "References", &|k| *k == MemoryKind::Reference),
             ("user", "About you", &|k| *k == MemoryKind::User),
@@ -551,7 +571,7 @@ pub fn assemble(model: &Model) -> Site<'_> {
         ("notes", "Notes", "Project facts, notes about you and other memories.", &notes),
     ] {
         let mut cards: Vec<MemoryCard> = list.iter().map(|&i| memory_card(i)).collect();
-        cards.sort_by(|a, b| a.title.to_lowercase().cmp(&b.title.to_lowercase()));
+        cards.sort_by_key(|c| c.title.to_lowercase());
         site.pages.push(Page {
             path: format!("{section}/index.html"),
             template: "list.html",
@@ -602,17 +622,26 @@ pub fn assemble(model: &Model) -> Site<'_> {
             template: "session.html",
             title: s.title(),
             section: "sessions",
-            view: View::Session(session_view(s, session_project[i].as_deref().and_then(project_link))),
+            view: View::Session(session_view(
+                s,
+                session_project[i].as_deref().and_then(project_link),
+            )),
         });
     }
 
     // Timeline, one page per month plus the latest month as the index.
-    timeline(model, &mut site, &activity, &|key: &str| project_link(&project_key(key)), &|id: &str| {
-        sessions_by_id.get(id).map(|&i| Link {
-            title: model.sessions[i].title(),
-            href: session_href[i].clone().unwrap_or_default(),
-        })
-    });
+    timeline(
+        model,
+        &mut site,
+        &activity,
+        &|key: &str| project_link(&project_key(key)),
+        &|id: &str| {
+            sessions_by_id.get(id).map(|&i| Link {
+                title: model.sessions[i].title(),
+                href: session_href[i].clone().unwrap_or_default(),
+            })
+        },
+    );
 
     site.projects = projects.len();
     site.sessions = all_sessions.len();
@@ -647,9 +676,15 @@ fn max_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
 
 fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
     let mut n = 0;
+    let mut after_assistant = false;
     turns
         .iter()
-        .map(|t| match t {
+        .map(|t| {
+            let continued = after_assistant;
+            after_assistant = matches!(t, Turn::Assistant { .. });
+            (t, continued)
+        })
+        .map(|(t, continued)| match t {
             Turn::Prompt { ts, text } => {
                 n += 1;
                 TurnView::Prompt {
@@ -674,6 +709,7 @@ fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
                         })
                         .collect(),
                     anchor: format!("{prefix}a{n}"),
+                    continued,
                 }
             }
             Turn::Command { ts, name, args } => TurnView::Command {
@@ -731,6 +767,9 @@ fn session_view(s: &Session, project: Option<Link>) -> SessionView<'_> {
 }
 
 type LinkFn<'a> = dyn Fn(&str) -> Option<Link> + 'a;
+type KindFilter = dyn Fn(&MemoryKind) -> bool;
+/// Day (`YYYY-MM-DD`) → its timeline entries with their times.
+type DayMap = BTreeMap<String, Vec<(DateTime<Utc>, TimelineEntry)>>;
 
 fn timeline(
     model: &Model,
@@ -740,8 +779,7 @@ fn timeline(
     session_link: &LinkFn<'_>,
 ) {
     // month → day → entries (time-sorted).
-    let mut months: BTreeMap<String, BTreeMap<String, Vec<(DateTime<Utc>, TimelineEntry)>>> =
-        BTreeMap::new();
+    let mut months: BTreeMap<String, DayMap> = BTreeMap::new();
     let mut add = |ts: DateTime<Utc>, e: TimelineEntry| {
         months
             .entry(month_key(ts))
@@ -764,7 +802,9 @@ fn timeline(
     }
     let mut started: BTreeSet<&str> = BTreeSet::new();
     for s in &model.sessions {
-        let Some(link) = session_link(&s.id) else { continue };
+        let Some(link) = session_link(&s.id) else {
+            continue;
+        };
         let Some(ts) = s.started else { continue };
         started.insert(&s.id);
         add(
@@ -808,8 +848,16 @@ fn timeline(
         .rev()
         .map(|k| MonthBar {
             month: k.clone(),
-            sessions: activity.iter().find(|a| a.month == *k).map(|a| a.sessions).unwrap_or(0),
-            percent: activity.iter().find(|a| a.month == *k).map(|a| a.percent).unwrap_or(0),
+            sessions: activity
+                .iter()
+                .find(|a| a.month == *k)
+                .map(|a| a.sessions)
+                .unwrap_or(0),
+            percent: activity
+                .iter()
+                .find(|a| a.month == *k)
+                .map(|a| a.percent)
+                .unwrap_or(0),
             href: format!("timeline/{k}/index.html"),
         })
         .collect();
@@ -877,7 +925,11 @@ impl<'a> Resolver<'a> {
     fn new(model: &'a Model, hrefs: &'a [String], projects: &'a [&'a str]) -> Self {
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, m) in model.memories.iter().enumerate() {
-            for k in [m.name.to_lowercase(), m.stem.to_lowercase(), crate::slugs::slugify(&m.name)] {
+            for k in [
+                m.name.to_lowercase(),
+                m.stem.to_lowercase(),
+                crate::slugs::slugify(&m.name),
+            ] {
                 let v = by_name.entry(k).or_default();
                 if !v.contains(&i) {
                     v.push(i);
@@ -988,8 +1040,14 @@ mod tests {
     #[test]
     fn durations() {
         let t = |s: &str| Some(DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc));
-        assert_eq!(duration(t("2026-01-01T00:00:00Z"), t("2026-01-01T00:00:45Z")).as_deref(), Some("45 s"));
-        assert_eq!(duration(t("2026-01-01T00:00:00Z"), t("2026-01-01T02:05:00Z")).as_deref(), Some("2 h 05 min"));
+        assert_eq!(
+            duration(t("2026-01-01T00:00:00Z"), t("2026-01-01T00:00:45Z")).as_deref(),
+            Some("45 s")
+        );
+        assert_eq!(
+            duration(t("2026-01-01T00:00:00Z"), t("2026-01-01T02:05:00Z")).as_deref(),
+            Some("2 h 05 min")
+        );
         assert_eq!(duration(t("2026-01-01T00:00:00Z"), None), None);
     }
 }

@@ -156,6 +156,8 @@ pub enum TurnView<'m> {
         model: Option<&'m str>,
         blocks: Vec<BlockView<'m>>,
         anchor: String,
+        /// True when the previous turn was also the assistant's (tool calls in a row).
+        continued: bool,
     },
     Command {
         time: Option<String>,

@@ -59,7 +59,12 @@ pub fn classify_user_text(text: &str) -> UserLine {
             args: cmd.trim().to_string(),
         };
     }
-    for tag in ["local-command-stdout", "bash-stdout", "local-command-stderr", "bash-stderr"] {
+    for tag in [
+        "local-command-stdout",
+        "bash-stdout",
+        "local-command-stderr",
+        "bash-stderr",
+    ] {
         if t.starts_with(&format!("<{tag}>")) {
             let body = tag_body(t, tag).unwrap_or("").trim();
             return if body.is_empty() {
@@ -151,7 +156,10 @@ impl Conversation {
         let text = match &msg.content {
             Content::Text(s) => s.clone(),
             Content::Blocks(blocks) => {
-                if blocks.iter().any(|b| b.kind.as_deref() == Some("tool_result")) {
+                if blocks
+                    .iter()
+                    .any(|b| b.kind.as_deref() == Some("tool_result"))
+                {
                     return;
                 }
                 text_of(&msg.content)
@@ -356,7 +364,10 @@ mod tests {
 
     #[test]
     fn user_lines() {
-        assert_eq!(classify_user_text("fix the bug"), UserLine::Prompt("fix the bug".into()));
+        assert_eq!(
+            classify_user_text("fix the bug"),
+            UserLine::Prompt("fix the bug".into())
+        );
         assert_eq!(
             classify_user_text("<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>src/</command-args>"),
             UserLine::Command { name: "/review".into(), args: "src/".into() }
@@ -365,20 +376,43 @@ mod tests {
             classify_user_text("<local-command-stdout>Set model to opus</local-command-stdout>"),
             UserLine::Output("Set model to opus".into())
         );
-        assert_eq!(classify_user_text("<local-command-stdout></local-command-stdout>"), UserLine::Other);
-        assert_eq!(classify_user_text("<local-command-caveat>Caveat: …</local-command-caveat>"), UserLine::Other);
-        assert_eq!(classify_user_text("[Request interrupted by user]"), UserLine::Other);
+        assert_eq!(
+            classify_user_text("<local-command-stdout></local-command-stdout>"),
+            UserLine::Other
+        );
+        assert_eq!(
+            classify_user_text("<local-command-caveat>Caveat: …</local-command-caveat>"),
+            UserLine::Other
+        );
+        assert_eq!(
+            classify_user_text("[Request interrupted by user]"),
+            UserLine::Other
+        );
         assert_eq!(
             classify_user_text("<bash-input>ls -la</bash-input>"),
-            UserLine::Command { name: "!".into(), args: "ls -la".into() }
+            UserLine::Command {
+                name: "!".into(),
+                args: "ls -la".into()
+            }
         );
         assert_eq!(
-            classify_user_text("<ide_opened_file>The user opened x.rs</ide_opened_file>why is this slow?"),
+            classify_user_text(
+                "<ide_opened_file>The user opened x.rs</ide_opened_file>why is this slow?"
+            ),
             UserLine::Prompt("why is this slow?".into())
         );
-        assert_eq!(classify_user_text("<ide_selection>x</ide_selection>"), UserLine::Other);
-        assert_eq!(classify_user_text("<task-notification>done</task-notification>"), UserLine::Other);
+        assert_eq!(
+            classify_user_text("<ide_selection>x</ide_selection>"),
+            UserLine::Other
+        );
+        assert_eq!(
+            classify_user_text("<task-notification>done</task-notification>"),
+            UserLine::Other
+        );
         // Unknown tags are the user's own text.
-        assert_eq!(classify_user_text("<div>hi</div>"), UserLine::Prompt("<div>hi</div>".into()));
+        assert_eq!(
+            classify_user_text("<div>hi</div>"),
+            UserLine::Prompt("<div>hi</div>".into())
+        );
     }
 }

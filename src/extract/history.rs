@@ -64,7 +64,11 @@ pub fn read_history(path: &Path, skips: &mut Vec<Skip>) -> Vec<HistoryEntry> {
                     project: h.project.0.filter(|p| !p.is_empty()),
                     session_id: h.session_id.0.filter(|s| !s.is_empty()),
                 }),
-                None => skips.push(Skip::line(path, line.number, "history line without a timestamp")),
+                None => skips.push(Skip::line(
+                    path,
+                    line.number,
+                    "history line without a timestamp",
+                )),
             },
             Err(e) => {
                 let reason = if line.unterminated {
@@ -139,7 +143,11 @@ mod tests {
         writeln!(f, r#"{{"display":"old","pastedContents":{{"1":{{"id":1,"type":"text","contentHash":"ab"}}}},"timestamp":1759149289856,"project":"/p"}}"#).unwrap();
         writeln!(f, r#"{{"display":"no time"}}"#).unwrap();
         writeln!(f, r#"not json"#).unwrap();
-        writeln!(f, r#"{{"display":"iso","timestamp":"2026-01-02T03:04:05Z"}}"#).unwrap();
+        writeln!(
+            f,
+            r#"{{"display":"iso","timestamp":"2026-01-02T03:04:05Z"}}"#
+        )
+        .unwrap();
         let mut skips = Vec::new();
         let h = read_history(f.path(), &mut skips);
         assert_eq!(h.len(), 3);
@@ -158,7 +166,11 @@ mod tests {
         let a = dir.path().join("1.json");
         std::fs::write(&a, r#"{"pid":1,"sessionId":"s","cwd":"/x","startedAt":1775637263656,"kind":"interactive","entrypoint":"cli"}"#).unwrap();
         let b = dir.path().join("2.json");
-        std::fs::write(&b, r#"{"pid":2,"sessionId":"t","cwd":"/y","startedAt":"2026-03-15T10:30:00.000Z"}"#).unwrap();
+        std::fs::write(
+            &b,
+            r#"{"pid":2,"sessionId":"t","cwd":"/y","startedAt":"2026-03-15T10:30:00.000Z"}"#,
+        )
+        .unwrap();
         let c = dir.path().join("3.json");
         std::fs::write(&c, r#"{"pid":3}"#).unwrap();
         let mut skips = Vec::new();
@@ -166,7 +178,10 @@ mod tests {
         assert_eq!(sa.started.unwrap().timestamp_millis(), 1775637263656);
         assert_eq!(sa.entrypoint.as_deref(), Some("cli"));
         let sb = read_session_start(&b, &mut skips).unwrap();
-        assert_eq!(sb.started.unwrap().to_rfc3339(), "2026-03-15T10:30:00+00:00");
+        assert_eq!(
+            sb.started.unwrap().to_rfc3339(),
+            "2026-03-15T10:30:00+00:00"
+        );
         assert!(read_session_start(&c, &mut skips).is_none());
         assert_eq!(skips.len(), 1);
     }

@@ -289,7 +289,8 @@ mod tests {
     #[test]
     fn crlf_invalid_utf8_and_truncated_last_line() {
         let mut f = tempfile::NamedTempFile::new().unwrap();
-        f.write_all(b"{\"a\":1}\r\n\r\n{\"b\":\"\xff\"}\n{\"c\":").unwrap();
+        f.write_all(b"{\"a\":1}\r\n\r\n{\"b\":\"\xff\"}\n{\"c\":")
+            .unwrap();
         let mut seen = Vec::new();
         let n = for_each_line(f.path(), |l| {
             seen.push((l.number, l.text.into_owned(), l.unterminated))

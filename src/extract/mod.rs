@@ -41,7 +41,11 @@ pub fn extract(roots: &[Root]) -> Extracted {
         .flat_map(|r| r.transcripts.iter().map(move |t| (r.index, t)))
         .collect();
     // Largest first so one huge file does not start last and run alone.
-    files.sort_by(|a, b| b.1.size.cmp(&a.1.size).then_with(|| a.1.path.cmp(&b.1.path)));
+    files.sort_by(|a, b| {
+        b.1.size
+            .cmp(&a.1.size)
+            .then_with(|| a.1.path.cmp(&b.1.path))
+    });
     let mut digests: Vec<FileDigest> = files
         .par_iter()
         .map(|(root, tf)| read_transcript(*root, tf))
@@ -51,8 +55,7 @@ pub fn extract(roots: &[Root]) -> Extracted {
     let mut out = Extracted::default();
     for r in roots {
         if let Some(h) = &r.history {
-            out.history
-                .extend(history::read_history(h, &mut out.skips));
+            out.history.extend(history::read_history(h, &mut out.skips));
         }
         for s in &r.session_starts {
             if let Some(start) = history::read_session_start(s, &mut out.skips) {
@@ -65,8 +68,11 @@ pub fn extract(roots: &[Root]) -> Extracted {
             .then_with(|| a.display.cmp(&b.display))
             .then_with(|| a.project.cmp(&b.project))
     });
-    out.starts
-        .sort_by(|a, b| a.started.cmp(&b.started).then_with(|| a.session_id.cmp(&b.session_id)));
+    out.starts.sort_by(|a, b| {
+        a.started
+            .cmp(&b.started)
+            .then_with(|| a.session_id.cmp(&b.session_id))
+    });
     out.lines = digests.iter().map(|d| d.lines).sum();
     merge(digests, &mut out);
     out
@@ -120,11 +126,8 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted) {
     }
     for s in sessions.values_mut() {
         s.files.sort();
-        s.subagents.sort_by(|a, b| {
-            a.started
-                .cmp(&b.started)
-                .then_with(|| a.id.cmp(&b.id))
-        });
+        s.subagents
+            .sort_by(|a, b| a.started.cmp(&b.started).then_with(|| a.id.cmp(&b.id)));
         if s.titles.first_prompt.is_none() {
             s.titles.first_prompt = first_prompt(&s.turns);
         }

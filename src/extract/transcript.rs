@@ -182,7 +182,9 @@ pub fn read_transcript(root: usize, tf: &TranscriptFile) -> FileDigest {
     }
     match result {
         Ok(n) => d.lines = n,
-        Err(e) => d.skips.push(Skip::file(&tf.path, format!("cannot read: {e}"))),
+        Err(e) => d
+            .skips
+            .push(Skip::file(&tf.path, format!("cannot read: {e}"))),
     }
     if let FileRole::Subagent {
         agent_id,

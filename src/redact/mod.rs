@@ -14,7 +14,10 @@ use crate::model::{Block, HistoryEntry, Memory, Model, Session, SessionStart, Su
 
 /// Build a redactor for this model: home directories and user names come
 /// from every `cwd` the records carry.
-pub fn redactor_for(model: &Model, extra_patterns: &[(String, String)]) -> Result<Redactor, PatternError> {
+pub fn redactor_for(
+    model: &Model,
+    extra_patterns: &[(String, String)],
+) -> Result<Redactor, PatternError> {
     let mut cfg = RedactConfig {
         extra_patterns: extra_patterns.to_vec(),
         ..RedactConfig::default()
@@ -62,7 +65,10 @@ fn fix_opt(s: &mut Option<String>, r: &Redactor) {
 }
 
 fn fix_set(set: &mut std::collections::BTreeSet<String>, r: &Redactor) {
-    if set.iter().any(|s| matches!(r.redact(s), std::borrow::Cow::Owned(_))) {
+    if set
+        .iter()
+        .any(|s| matches!(r.redact(s), std::borrow::Cow::Owned(_)))
+    {
         *set = set.iter().map(|s| r.redact(s).into_owned()).collect();
     }
 }
@@ -112,7 +118,10 @@ fn session(s: &mut Session, r: &Redactor) {
     fix_set(&mut s.branches, r);
     fix_set(&mut s.versions, r);
     fix_set(&mut s.files_touched, r);
-    if s.tools.keys().any(|k| matches!(r.redact(k), std::borrow::Cow::Owned(_))) {
+    if s.tools
+        .keys()
+        .any(|k| matches!(r.redact(k), std::borrow::Cow::Owned(_)))
+    {
         let mut clean = std::collections::BTreeMap::new();
         for (k, v) in std::mem::take(&mut s.tools) {
             *clean.entry(r.redact(&k).into_owned()).or_insert(0) += v;

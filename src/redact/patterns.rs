@@ -20,14 +20,19 @@ pub struct Redactor {
 }
 impl Redactor {
     pub fn new(cfg: &RedactConfig) -> Result<Redactor, PatternError> {
-        Ok(Redactor { homes: cfg.home_dirs.clone(), counts: Mutex::default() })
+        Ok(Redactor {
+            homes: cfg.home_dirs.clone(),
+            counts: Mutex::default(),
+        })
     }
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut t = Cow::Borrowed(text);
         for h in &self.homes {
             if t.contains(h.as_str()) {
                 t = Cow::Owned(t.replace(h.as_str(), "~"));
-                if let Ok(mut c) = self.counts.lock() { *c.entry("home".into()).or_insert(0) += 1; }
+                if let Ok(mut c) = self.counts.lock() {
+                    *c.entry("home".into()).or_insert(0) += 1;
+                }
             }
         }
         t

@@ -1,0 +1,86 @@
+//! The committed `example-output/` is the wiki built from `examples/demo/`.
+//! This test rebuilds it and fails if a single byte differs, which also
+//! proves the output is deterministic. After an intended change, refresh it:
+//!
+//!     CCWIKI_BLESS=1 cargo test --test example_output
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.expect("walk output"))
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .expect("inside")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read(e.path()).expect("read output file"))
+        })
+        .collect()
+}
+
+fn build_demo(out: &Path) {
+    let opts = ccwiki::BuildOptions::new(vec![root().join("examples/demo")], out.to_path_buf());
+    let report = ccwiki::build(&opts).expect("demo builds");
+    assert!(
+        report.sessions >= 6,
+        "demo has its sessions: {}",
+        report.sessions
+    );
+}
+
+#[test]
+fn example_output_is_up_to_date() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    build_demo(&out);
+    let expected_dir = root().join("example-output");
+    if std::env::var_os("CCWIKI_BLESS").is_some() {
+        if expected_dir.exists() {
+            std::fs::remove_dir_all(&expected_dir).unwrap();
+        }
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(&out)
+            .arg(&expected_dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        return;
+    }
+    let built = read_tree(&out);
+    let expected = read_tree(&expected_dir);
+    let built_names: Vec<&String> = built.keys().collect();
+    let expected_names: Vec<&String> = expected.keys().collect();
+    assert_eq!(
+        built_names, expected_names,
+        "example-output/ lists other files than a fresh build; run CCWIKI_BLESS=1 cargo test --test example_output"
+    );
+    for (name, bytes) in &built {
+        assert!(
+            expected[name] == *bytes,
+            "example-output/{name} differs from a fresh build; run CCWIKI_BLESS=1 cargo test --test example_output"
+        );
+    }
+}
+
+#[test]
+fn two_builds_are_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    build_demo(&tmp.path().join("a"));
+    build_demo(&tmp.path().join("b"));
+    assert_eq!(
+        read_tree(&tmp.path().join("a")),
+        read_tree(&tmp.path().join("b"))
+    );
+}
