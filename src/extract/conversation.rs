@@ -46,14 +46,17 @@ pub fn classify_user_text(text: &str) -> UserLine {
     if t.starts_with("[Request interrupted") {
         return UserLine::Other;
     }
-    if let Some(name) = tag_body(t, "command-name") {
+    let is_command = ["command-name", "command-message", "command-args"]
+        .iter()
+        .any(|tag| starts_with_tag(t, tag));
+    if let Some(name) = tag_body(t, "command-name").filter(|_| is_command) {
         let args = tag_body(t, "command-args").unwrap_or("").trim().to_string();
         return UserLine::Command {
             name: name.trim().to_string(),
             args,
         };
     }
-    if let Some(cmd) = tag_body(t, "bash-input") {
+    if let Some(cmd) = tag_body(t, "bash-input").filter(|_| starts_with_tag(t, "bash-input")) {
         return UserLine::Command {
             name: "!".to_string(),
             args: cmd.trim().to_string(),
@@ -179,6 +182,15 @@ impl Conversation {
             UserLine::Command { name, args } => self.turns.push(Turn::Command { ts, name, args }),
             UserLine::Output(text) => self.turns.push(Turn::CommandOutput { text }),
             UserLine::Other => {}
+        }
+    }
+
+    /// A `system` record of a local command: a command or its output, never a prompt.
+    pub fn local_command(&mut self, text: &str, ts: Option<DateTime<Utc>>) {
+        match classify_user_text(text) {
+            UserLine::Command { name, args } => self.turns.push(Turn::Command { ts, name, args }),
+            UserLine::Output(text) => self.turns.push(Turn::CommandOutput { text }),
+            UserLine::Prompt(_) | UserLine::Other => {}
         }
     }
 

@@ -247,7 +247,7 @@ fn apply(
                 Some("microcompact_boundary") => conv.compaction(CompactKind::Micro, ts),
                 Some("local_command") => {
                     if let Some(text) = rec.content.as_deref() {
-                        conv.user_text(text, ts);
+                        conv.local_command(text, ts);
                     }
                 }
                 _ => {}
