@@ -1,0 +1,337 @@
+//! Focused cases of the real Claude Code format, each with a small
+//! hand-written fixture: what the wiki must make of it.
+
+use ccwiki::extract::{extract, Extracted};
+use ccwiki::model::{Block, CompactKind, Session, SubagentLayout, SubagentRole, Turn};
+use std::path::Path;
+
+fn write(dir: &Path, files: &[(&str, &[u8])]) {
+    for (rel, bytes) in files {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
+fn run(files: &[(&str, &[u8])]) -> Extracted {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), files);
+    let sources = ccwiki::discover::discover(&[dir.path().to_path_buf()]).unwrap();
+    extract(&sources.roots)
+}
+
+fn session<'a>(x: &'a Extracted, id: &str) -> &'a Session {
+    x.sessions.iter().find(|s| s.id == id).unwrap_or_else(|| {
+        panic!(
+            "no session {id} in {:?}",
+            x.sessions.iter().map(|s| &s.id).collect::<Vec<_>>()
+        )
+    })
+}
+
+fn user(sid: &str, uuid: &str, parent: &str, content: &str) -> String {
+    format!(
+        r#"{{"type":"user","sessionId":"{sid}","uuid":"{uuid}","parentUuid":{parent},"cwd":"/home/u/p","timestamp":"2026-01-01T10:00:00Z","message":{{"role":"user","content":{content}}}}}"#
+    )
+}
+
+fn assistant(sid: &str, uuid: &str, msg_id: &str, blocks: &str, out_tokens: u64) -> String {
+    format!(
+        r#"{{"type":"assistant","sessionId":"{sid}","uuid":"{uuid}","cwd":"/home/u/p","timestamp":"2026-01-01T10:00:05Z","message":{{"id":"{msg_id}","model":"claude-opus-4-6","role":"assistant","content":[{blocks}],"usage":{{"input_tokens":10,"output_tokens":{out_tokens}}}}}}}"#
+    )
+}
+
+#[test]
+fn split_response_is_one_turn_with_usage_counted_once() {
+    let lines = [
+        user("s", "u1", "null", r#""hello""#),
+        assistant(
+            "s",
+            "a1",
+            "msg_1",
+            r#"{"type":"thinking","thinking":"secret plan","signature":"x"}"#,
+            7,
+        ),
+        assistant(
+            "s",
+            "a2",
+            "msg_1",
+            r#"{"type":"text","text":"First part."}"#,
+            7,
+        ),
+        assistant(
+            "s",
+            "a3",
+            "msg_1",
+            r#"{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/home/u/p/a.rs"}}"#,
+            7,
+        ),
+        user(
+            "s",
+            "u2",
+            "\"a3\"",
+            r#"[{"type":"tool_result","tool_use_id":"t1","content":"fn main(){}"}]"#,
+        ),
+        assistant("s", "a4", "msg_2", r#"{"type":"text","text":"Done."}"#, 3),
+    ]
+    .join("\n");
+    let x = run(&[("projects/-home-u-p/s.jsonl", lines.as_bytes())]);
+    let s = session(&x, "s");
+    assert_eq!(s.assistant_turns, 2);
+    assert_eq!(s.prompts, 1, "a tool result is not a prompt");
+    assert_eq!(s.usage.output, 10, "usage once per message.id");
+    assert_eq!(s.usage.input, 20);
+    let Turn::Assistant { blocks, .. } = &s.turns[1] else {
+        panic!("{:?}", s.turns)
+    };
+    assert_eq!(
+        blocks.len(),
+        2,
+        "thinking is dropped, text then tool in order"
+    );
+    assert_eq!(blocks[0], Block::Text("First part.".into()));
+    assert!(matches!(&blocks[1], Block::Tool(c) if c.name == "Read" && c.arg == "/home/u/p/a.rs"));
+    assert!(!format!("{:?}", s.turns).contains("secret plan"));
+    assert_eq!(s.files_touched.len(), 1);
+}
+
+#[test]
+fn meta_command_and_caveat_lines_are_not_prompts() {
+    let lines = [
+        user("s", "u1", "null", r#""<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>src</command-args>""#),
+        format!(r#"{{"type":"user","isMeta":true,"sessionId":"s","message":{{"role":"user","content":"expanded command prompt"}}}}"#),
+        user("s", "u2", "null", r#""<local-command-caveat>Caveat: generated</local-command-caveat>""#),
+        user("s", "u3", "null", r#""<local-command-stdout>Total cost: $0.12</local-command-stdout>""#),
+        user("s", "u4", "null", r#"[{"type":"text","text":"[Request interrupted by user]"}]"#),
+        user("s", "u5", "null", r#"[{"type":"text","text":"the real question"}]"#),
+    ]
+    .join("\n");
+    let x = run(&[("projects/-p/s.jsonl", lines.as_bytes())]);
+    let s = session(&x, "s");
+    assert_eq!(s.prompts, 1);
+    assert!(
+        matches!(&s.turns[0], Turn::Command { name, args, .. } if name == "/review" && args == "src")
+    );
+    assert!(matches!(&s.turns[1], Turn::CommandOutput { text } if text == "Total cost: $0.12"));
+    assert!(matches!(&s.turns[2], Turn::Prompt { text, .. } if text == "the real question"));
+    assert_eq!(s.turns.len(), 3);
+}
+
+#[test]
+fn subagents_in_all_three_layouts_attach_to_their_session() {
+    let inline = [
+        user("s1", "u1", "null", r#""delegate it""#),
+        r#"{"type":"user","isSidechain":true,"sessionId":"s1","uuid":"c1","parentUuid":null,"message":{"role":"user","content":"inline task one"}}"#.to_string(),
+        r#"{"type":"assistant","isSidechain":true,"sessionId":"s1","uuid":"c2","parentUuid":"c1","message":{"id":"m_in1","content":[{"type":"text","text":"inline answer"}]}}"#.to_string(),
+        r#"{"type":"user","isSidechain":true,"sessionId":"s1","uuid":"c3","parentUuid":null,"message":{"role":"user","content":"inline task two"}}"#.to_string(),
+    ]
+    .join("\n");
+    let sibling = r#"{"type":"user","isSidechain":true,"sessionId":"s2","message":{"role":"user","content":"sibling task"}}
+{"type":"assistant","isSidechain":true,"sessionId":"s2","message":{"id":"m_sib","content":[{"type":"text","text":"sibling answer"}]}}"#;
+    let nested = r#"{"type":"user","isSidechain":true,"sessionId":"s3","agentId":"abc","message":{"role":"user","content":"nested task"}}"#;
+    let x = run(&[
+        ("projects/-p/s1.jsonl", inline.as_bytes()),
+        (
+            "projects/-p/s2.jsonl",
+            user("s2", "u", "null", r#""go""#).as_bytes(),
+        ),
+        ("projects/-p/agent-1234abcd.jsonl", sibling.as_bytes()),
+        (
+            "projects/-p/s3.jsonl",
+            user("s3", "u", "null", r#""go""#).as_bytes(),
+        ),
+        (
+            "projects/-p/s3/subagents/agent-abc.jsonl",
+            nested.as_bytes(),
+        ),
+        (
+            "projects/-p/s3/subagents/agent-abc.meta.json",
+            br#"{"agentType":"Explore","description":"Look around"}"#,
+        ),
+        (
+            "projects/-p/s3/subagents/agent-acompact-77.jsonl",
+            nested.as_bytes(),
+        ),
+        (
+            "projects/-p/s3/subagents/agent-aprompt_suggestion-88.jsonl",
+            nested.as_bytes(),
+        ),
+        (
+            "projects/-p/s3/subagents/agent-aside_question-99.jsonl",
+            nested.as_bytes(),
+        ),
+    ]);
+    let s1 = session(&x, "s1");
+    assert_eq!(
+        s1.prompts, 1,
+        "sidechain prompts are the sub-agent's, not the user's"
+    );
+    assert_eq!(
+        s1.subagents.len(),
+        2,
+        "a root sidechain line starts a new sub-agent"
+    );
+    assert!(s1
+        .subagents
+        .iter()
+        .all(|a| a.layout == SubagentLayout::Inline));
+    assert_eq!(s1.subagents[0].assistant_turns, 1);
+    let s2 = session(&x, "s2");
+    assert_eq!(s2.subagents.len(), 1);
+    assert_eq!(s2.subagents[0].layout, SubagentLayout::Sibling);
+    assert_eq!(s2.subagents[0].id, "1234abcd");
+    let s3 = session(&x, "s3");
+    let roles: Vec<SubagentRole> = s3.subagents.iter().map(|a| a.role).collect();
+    assert_eq!(s3.subagents.len(), 4);
+    for r in [
+        SubagentRole::Task,
+        SubagentRole::Compaction,
+        SubagentRole::PromptSuggestion,
+        SubagentRole::Aside,
+    ] {
+        assert!(roles.contains(&r), "{roles:?}");
+    }
+    let task = s3
+        .subagents
+        .iter()
+        .find(|a| a.role == SubagentRole::Task)
+        .unwrap();
+    assert_eq!(task.agent_type.as_deref(), Some("Explore"));
+    assert_eq!(task.description.as_deref(), Some("Look around"));
+    assert_eq!(task.layout, SubagentLayout::Nested);
+}
+
+#[test]
+fn compaction_is_a_marker_with_its_summary() {
+    let lines = [
+        user("s", "u1", "null", r#""start""#),
+        r#"{"type":"system","subtype":"compact_boundary","sessionId":"s","content":"Conversation compacted","timestamp":"2026-01-01T11:00:00Z"}"#.to_string(),
+        r#"{"type":"user","isCompactSummary":true,"sessionId":"s","message":{"role":"user","content":"This session is being continued. Summary: we fixed X."}}"#.to_string(),
+        r#"{"type":"system","subtype":"microcompact_boundary","sessionId":"s"}"#.to_string(),
+    ]
+    .join("\n");
+    let x = run(&[("projects/-p/s.jsonl", lines.as_bytes())]);
+    let s = session(&x, "s");
+    assert_eq!(s.prompts, 1);
+    assert!(
+        matches!(&s.turns[1], Turn::Compaction { kind: CompactKind::Full, summary: Some(t), .. } if t.contains("we fixed X"))
+    );
+    assert!(matches!(
+        &s.turns[2],
+        Turn::Compaction {
+            kind: CompactKind::Micro,
+            summary: None,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn titles_follow_custom_ai_summary_prompt() {
+    let base = user("s", "u1", "null", r#""first prompt text""#);
+    let with = |extra: &[&str]| {
+        let mut l = vec![base.clone()];
+        l.extend(extra.iter().map(|s| s.to_string()));
+        l.join("\n")
+    };
+    let ai = r#"{"type":"ai-title","sessionId":"s","aiTitle":"AI title"}"#;
+    let custom = r#"{"type":"custom-title","sessionId":"s","customTitle":"My title"}"#;
+    let summary = r#"{"type":"summary","summary":"Summary title","leafUuid":"u1"}"#;
+    let cases = [
+        (with(&[]), "first prompt text"),
+        (with(&[summary]), "Summary title"),
+        (with(&[summary, ai]), "AI title"),
+        (with(&[custom, summary, ai]), "My title"),
+    ];
+    for (text, want) in cases {
+        let x = run(&[("projects/-p/s.jsonl", text.as_bytes())]);
+        assert_eq!(session(&x, "s").title(), want);
+    }
+}
+
+#[test]
+fn one_file_many_sessions_and_a_summary_pointing_elsewhere() {
+    let a = [
+        user("a", "ua", "null", r#""in a""#),
+        user("b", "ub", "null", r#""in b""#),
+    ]
+    .join("\n");
+    // Older versions start a file with the summary of the conversation it continues.
+    let c = [
+        r#"{"type":"summary","summary":"What b was about","leafUuid":"ub"}"#.to_string(),
+        user("c", "uc", "null", r#""in c""#),
+    ]
+    .join("\n");
+    let x = run(&[
+        ("projects/-p/a.jsonl", a.as_bytes()),
+        ("projects/-p/c.jsonl", c.as_bytes()),
+    ]);
+    assert_eq!(session(&x, "a").prompts, 1);
+    assert_eq!(session(&x, "b").prompts, 1);
+    assert_eq!(
+        session(&x, "b").titles.summary.as_deref(),
+        Some("What b was about")
+    );
+    assert_eq!(session(&x, "c").titles.summary, None);
+}
+
+#[test]
+fn hostile_text_never_breaks_the_read() {
+    let mut bytes: Vec<u8> = Vec::new();
+    bytes.extend_from_slice(user("s", "u1", "null", r#""lone \ud83d surrogate""#).as_bytes());
+    bytes.extend_from_slice(b"\r\n");
+    bytes.extend_from_slice(b"{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"content\":\"bad \xff\xfe bytes\"}}\r\n");
+    let big = "x".repeat(3 * 1024 * 1024);
+    bytes.extend_from_slice(user("s", "u2", "null", &format!("\"{big}\"")).as_bytes());
+    bytes
+        .extend_from_slice(b"\n{\"type\":\"unknown-future-type\",\"whatever\":[1,{\"a\":null}]}\n");
+    bytes.extend_from_slice(
+        b"{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"content\":\"cut off",
+    );
+    let x = run(&[
+        ("projects/-p/s.jsonl", &bytes),
+        ("projects/-p/empty.jsonl", b""),
+    ]);
+    let s = session(&x, "s");
+    assert_eq!(s.prompts, 3);
+    assert!(matches!(&s.turns[0], Turn::Prompt { text, .. } if text == "lone \u{fffd} surrogate"));
+    assert!(matches!(&s.turns[1], Turn::Prompt { text, .. } if text.contains('\u{fffd}')));
+    assert_eq!(x.skips.len(), 1, "{:?}", x.skips);
+    assert_eq!(x.skips[0].line, Some(5));
+    assert!(x.skips[0].reason.contains("incomplete last line"));
+}
+
+#[test]
+fn projects_come_from_cwd_including_windows_paths() {
+    let win = r#"{"type":"user","sessionId":"w","cwd":"C:\\Users\\Eve\\code\\app","message":{"content":"hi"}}"#;
+    let x = run(&[("projects/C--Users-Eve-code-app/w.jsonl", win.as_bytes())]);
+    assert_eq!(
+        session(&x, "w").cwd.as_deref(),
+        Some("C:\\Users\\Eve\\code\\app")
+    );
+}
+
+#[test]
+fn several_data_roots_are_read_together() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    write(
+        a.path(),
+        &[(
+            "projects/-p/s1.jsonl",
+            user("s1", "u", "null", r#""one""#).as_bytes(),
+        )],
+    );
+    write(
+        b.path(),
+        &[(
+            "projects/-p/s2.jsonl",
+            user("s2", "u", "null", r#""two""#).as_bytes(),
+        )],
+    );
+    let sources =
+        ccwiki::discover::discover(&[a.path().to_path_buf(), b.path().to_path_buf()]).unwrap();
+    let x = extract(&sources.roots);
+    assert_eq!(x.sessions.len(), 2);
+    assert_eq!(session(&x, "s2").root, 1);
+}
