@@ -99,7 +99,7 @@ fn split_response_is_one_turn_with_usage_counted_once() {
 fn meta_command_and_caveat_lines_are_not_prompts() {
     let lines = [
         user("s", "u1", "null", r#""<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>src</command-args>""#),
-        format!(r#"{{"type":"user","isMeta":true,"sessionId":"s","message":{{"role":"user","content":"expanded command prompt"}}}}"#),
+        r#"{"type":"user","isMeta":true,"sessionId":"s","message":{"role":"user","content":"expanded command prompt"}}"#.to_string(),
         user("s", "u2", "null", r#""<local-command-caveat>Caveat: generated</local-command-caveat>""#),
         user("s", "u3", "null", r#""<local-command-stdout>Total cost: $0.12</local-command-stdout>""#),
         user("s", "u4", "null", r#"[{"type":"text","text":"[Request interrupted by user]"}]"#),
