@@ -22,6 +22,7 @@ pub mod markdown;
 pub mod model;
 pub mod redact;
 pub mod render;
+pub mod search;
 pub mod skip;
 pub mod slugs;
 pub mod triage;

@@ -24,6 +24,34 @@ enum Command {
     /// Build the wiki.
     #[command(after_help = EXAMPLES)]
     Build(BuildArgs),
+    /// Search sessions and memories directly, without building (exit 1 when nothing matches).
+    #[command(after_help = SEARCH_EXAMPLES)]
+    Search(SearchArgs),
+}
+
+const SEARCH_EXAMPLES: &str = "\
+Examples:
+  ccwiki search \"log rotation\"
+  ccwiki search Edit config.ts --project tide-api --limit 5
+  ccwiki search pino --json | jq '.[0].url'";
+
+#[derive(clap::Args)]
+struct SearchArgs {
+    /// Words to look for; all are scored, results ranked by total.
+    #[arg(required = true, value_name = "QUERY")]
+    query: Vec<String>,
+    /// Claude Code data directory [default: $CLAUDE_CONFIG_DIR, else ~/.claude]. Repeat for several.
+    #[arg(long, short = 's', value_name = "DIR")]
+    source: Vec<PathBuf>,
+    /// Only this project (a name, or part of its path).
+    #[arg(long, short = 'p', value_name = "P")]
+    project: Option<String>,
+    /// How many results to print.
+    #[arg(long, short = 'n', default_value_t = 10)]
+    limit: usize,
+    /// Print results as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -84,6 +112,56 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Build(args) => run_build(args),
+        Command::Search(args) => run_search(args),
+    }
+}
+
+fn run_search(args: SearchArgs) -> ExitCode {
+    let sources = if args.source.is_empty() {
+        default_sources()
+    } else {
+        args.source.clone()
+    };
+    let query = args.query.join(" ");
+    match ccwiki::search::search_sources(&sources, &query, args.project.as_deref(), args.limit) {
+        Ok(found) => {
+            if args.json {
+                match serde_json::to_string_pretty(&found) {
+                    Ok(j) => println!("{j}"),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(1);
+                    }
+                }
+            } else {
+                for f in &found {
+                    println!("{}. {}  ({})", f.rank, f.title, f.score);
+                    let meta: Vec<&str> = [Some(f.kind), f.project.as_deref(), f.date.as_deref()]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    println!("   {} · {}", meta.join(" · "), f.url);
+                    if !f.snippet.is_empty() {
+                        println!("   {}", f.snippet);
+                    }
+                }
+            }
+            if found.is_empty() {
+                if !args.json {
+                    eprintln!("no match for {query:?}");
+                }
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            match e {
+                Error::SourceMissing { .. } => ExitCode::from(2),
+                _ => ExitCode::from(1),
+            }
+        }
     }
 }
 

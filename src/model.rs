@@ -237,6 +237,8 @@ pub struct Session {
     pub usage: Usage,
     pub tools: BTreeMap<String, u64>,
     pub files_touched: BTreeSet<String>,
+    /// The start of some tool results: searched, never shown.
+    pub tool_outputs: Vec<String>,
 }
 
 impl Session {

@@ -49,6 +49,12 @@ pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[(
     include_bytes!("../themes/default/static/style.css"),
 )];
 
+/// The script that runs search in the browser (the same rules as [`crate::search`]).
+pub const SEARCH_JS: &[u8] = include_bytes!("search/search.js");
+
+/// Largest search index shard, in bytes, before it is split.
+pub const SHARD_BYTES: usize = 1 << 20;
+
 /// The prefix under which built-in templates stay reachable.
 pub const BUILTIN_PREFIX: &str = "ccwiki/";
 
@@ -165,6 +171,8 @@ pub fn render(site: &Site<'_>, r: &Renderer) -> Result<Vec<(String, Vec<u8>)>, E
             .iter()
             .map(|(path, bytes)| (path.to_string(), bytes.to_vec())),
     );
+    files.push(("static/search.js".to_string(), SEARCH_JS.to_vec()));
+    files.extend(crate::search::index_files(&site.search_docs, SHARD_BYTES));
     Ok(files)
 }
 

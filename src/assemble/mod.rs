@@ -57,6 +57,8 @@ impl Page<'_> {
 #[derive(Debug, Default)]
 pub struct Site<'m> {
     pub pages: Vec<Page<'m>>,
+    /// What the search index holds: one document per memory and session page.
+    pub search_docs: Vec<crate::search::Doc>,
     pub skips: Vec<Skip>,
     pub projects: usize,
     pub sessions: usize,
@@ -615,6 +617,29 @@ pub fn assemble(model: &Model) -> Site<'_> {
             months,
         }),
     });
+    for (i, m) in model.memories.iter().enumerate() {
+        let project = projects.get(memory_project[i]);
+        site.search_docs.push(crate::search::memory_doc(
+            m,
+            &memory_href[i],
+            project.map(|p| p.name.as_str()),
+            project
+                .and_then(project_last)
+                .map(|t| t.timestamp())
+                .unwrap_or(0),
+        ));
+    }
+    for &i in &all_sessions {
+        let project = session_project[i]
+            .as_deref()
+            .and_then(|k| projects.get(k))
+            .map(|p| p.name.as_str());
+        site.search_docs.push(crate::search::session_doc(
+            &model.sessions[i],
+            session_href[i].as_deref().unwrap_or_default(),
+            project,
+        ));
+    }
     for &i in &all_sessions {
         let s = &model.sessions[i];
         site.pages.push(Page {
@@ -674,44 +699,59 @@ fn max_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     }
 }
 
-fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
+/// The anchor of each turn on its page: `p3` for the third prompt or
+/// answer, `a4`…; empty for turns without one. Search links use them.
+pub fn turn_anchors(turns: &[Turn], prefix: &str) -> Vec<String> {
     let mut n = 0;
+    turns
+        .iter()
+        .map(|t| match t {
+            Turn::Prompt { .. } => {
+                n += 1;
+                format!("{prefix}p{n}")
+            }
+            Turn::Assistant { .. } => {
+                n += 1;
+                format!("{prefix}a{n}")
+            }
+            _ => String::new(),
+        })
+        .collect()
+}
+
+fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
+    let anchors = turn_anchors(turns, prefix);
     let mut after_assistant = false;
     turns
         .iter()
-        .map(|t| {
+        .zip(anchors)
+        .map(|(t, anchor)| {
             let continued = after_assistant;
             after_assistant = matches!(t, Turn::Assistant { .. });
-            (t, continued)
+            (t, continued, anchor)
         })
-        .map(|(t, continued)| match t {
-            Turn::Prompt { ts, text } => {
-                n += 1;
-                TurnView::Prompt {
-                    time: clock(*ts),
-                    text,
-                    anchor: format!("{prefix}p{n}"),
-                }
-            }
-            Turn::Assistant { ts, model, blocks } => {
-                n += 1;
-                TurnView::Assistant {
-                    time: clock(*ts),
-                    model: model.as_deref(),
-                    blocks: blocks
-                        .iter()
-                        .map(|b| match b {
-                            crate::model::Block::Text(t) => BlockView::Text { text: t },
-                            crate::model::Block::Tool(c) => BlockView::Tool {
-                                name: &c.name,
-                                arg: &c.arg,
-                            },
-                        })
-                        .collect(),
-                    anchor: format!("{prefix}a{n}"),
-                    continued,
-                }
-            }
+        .map(|(t, continued, anchor)| match t {
+            Turn::Prompt { ts, text } => TurnView::Prompt {
+                time: clock(*ts),
+                text,
+                anchor,
+            },
+            Turn::Assistant { ts, model, blocks } => TurnView::Assistant {
+                time: clock(*ts),
+                model: model.as_deref(),
+                blocks: blocks
+                    .iter()
+                    .map(|b| match b {
+                        crate::model::Block::Text(t) => BlockView::Text { text: t },
+                        crate::model::Block::Tool(c) => BlockView::Tool {
+                            name: &c.name,
+                            arg: &c.arg,
+                        },
+                    })
+                    .collect(),
+                anchor,
+                continued,
+            },
             Turn::Command { ts, name, args } => TurnView::Command {
                 time: clock(*ts),
                 name,

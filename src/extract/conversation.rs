@@ -4,7 +4,7 @@
 //! lines of one API response by `message.id`, tells real prompts from tool
 //! results, meta lines and slash commands, and counts usage once per response.
 
-use super::record::{Content, Message, RawBlock, Record};
+use super::record::{output_prefix, Content, Message, RawBlock, Record};
 use crate::model::{Block, CompactKind, ToolCall, Turn, Usage};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -26,6 +26,11 @@ const COMMAND_TAGS: &[&str] = &[
 
 /// Context blocks an IDE or hook attaches to a prompt; never prompt text.
 const CONTEXT_TAGS: &[&str] = &["ide_opened_file", "ide_selection", "system-reminder"];
+
+/// How much of each tool result is kept, for search only.
+pub const OUTPUT_SAMPLE_CHARS: usize = 300;
+/// How many tool results per conversation are kept, for search only.
+pub const OUTPUT_SAMPLES: usize = 24;
 
 /// What a user line is.
 #[derive(Debug, PartialEq, Eq)]
@@ -129,6 +134,8 @@ pub struct Conversation {
     pub usage: Usage,
     pub tools: BTreeMap<String, u64>,
     pub files_touched: BTreeSet<String>,
+    /// The start of the first tool results (never shown; searched at weight 0.5).
+    pub outputs: Vec<String>,
     pub models: BTreeSet<String>,
     pub first: Option<DateTime<Utc>>,
     pub last: Option<DateTime<Utc>>,
@@ -163,6 +170,17 @@ impl Conversation {
                     .iter()
                     .any(|b| b.kind.as_deref() == Some("tool_result"))
                 {
+                    for b in blocks {
+                        if self.outputs.len() >= OUTPUT_SAMPLES {
+                            break;
+                        }
+                        let out = b
+                            .content
+                            .and_then(|c| output_prefix(c, OUTPUT_SAMPLE_CHARS));
+                        if let Some(out) = out.filter(|o| !o.trim().is_empty()) {
+                            self.outputs.push(out);
+                        }
+                    }
                     return;
                 }
                 text_of(&msg.content)

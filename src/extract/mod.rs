@@ -178,6 +178,7 @@ fn add_part(
         *s.tools.entry(k).or_insert(0) += v;
     }
     s.files_touched.extend(conv.files_touched);
+    s.tool_outputs.extend(conv.outputs);
     // Parts from several files: keep the turns in time order of their parts.
     let part_is_earlier = match (conv.first, s.started) {
         (Some(a), Some(b)) => a < b,

@@ -44,10 +44,11 @@ pub struct Record<'a> {
 /// `message` of a user or assistant line.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Message {
+pub struct Message<'a> {
     pub id: Str,
     pub model: Str,
-    pub content: Content,
+    #[serde(borrow)]
+    pub content: Content<'a>,
     pub usage: Option<RawUsage>,
 }
 
@@ -63,22 +64,25 @@ pub struct RawUsage {
 
 /// `message.content`: a string in older lines, an array of blocks in newer ones.
 #[derive(Debug, Default)]
-pub enum Content {
+pub enum Content<'a> {
     #[default]
     None,
     Text(String),
-    Blocks(Vec<RawBlock>),
+    Blocks(Vec<RawBlock<'a>>),
 }
 
 /// One content block. Only the fields the wiki uses are read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct RawBlock {
+pub struct RawBlock<'a> {
     #[serde(rename = "type")]
     pub kind: Str,
     pub text: Str,
     pub name: Str,
     pub input: Option<ToolInput>,
+    /// A tool result's output, kept raw: only a short prefix is ever decoded.
+    #[serde(borrow)]
+    pub content: Option<&'a RawValue>,
 }
 
 /// The arguments of a tool call that say what it did.
@@ -98,24 +102,24 @@ pub struct ToolInput {
     pub prompt: Str,
 }
 
-impl<'de> Deserialize<'de> for Content {
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Content;
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string or an array of content blocks")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Content, E> {
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Content<'a>, E> {
                 Ok(Content::Text(v.to_string()))
             }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Content, E> {
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Content<'a>, E> {
                 Ok(Content::Text(v))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Content, E> {
+            fn visit_unit<E: de::Error>(self) -> Result<Content<'a>, E> {
                 Ok(Content::None)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'a>, A::Error> {
                 let mut blocks = Vec::new();
                 while let Some(b) = seq.next_element::<BlockOrText>()? {
                     if let Some(b) = b.0 {
@@ -124,71 +128,71 @@ impl<'de> Deserialize<'de> for Content {
                 }
                 Ok(Content::Blocks(blocks))
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Content, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Content<'a>, A::Error> {
                 // A single block where an array was expected.
                 let b = RawBlock::deserialize(de::value::MapAccessDeserializer::new(map))?;
                 Ok(Content::Blocks(vec![b]))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Content, E> {
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Content<'a>, E> {
                 Ok(Content::None)
             }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Content, E> {
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Content<'a>, E> {
                 Ok(Content::None)
             }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Content, E> {
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Content<'a>, E> {
                 Ok(Content::None)
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Content, E> {
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Content<'a>, E> {
                 Ok(Content::None)
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
 /// An array element that is a block object, or a bare string taken as text.
-struct BlockOrText(Option<RawBlock>);
+struct BlockOrText<'a>(Option<RawBlock<'a>>);
 
-impl<'de> Deserialize<'de> for BlockOrText {
+impl<'de: 'a, 'a> Deserialize<'de> for BlockOrText<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = BlockOrText;
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = BlockOrText<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a content block")
             }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<BlockOrText, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<BlockOrText<'a>, A::Error> {
                 let b = RawBlock::deserialize(de::value::MapAccessDeserializer::new(map))?;
                 Ok(BlockOrText(Some(b)))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<BlockOrText, E> {
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<BlockOrText<'a>, E> {
                 Ok(BlockOrText(Some(RawBlock {
                     kind: Str::from_value("text"),
                     text: Str::from_value(v),
                     ..RawBlock::default()
                 })))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockOrText, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BlockOrText<'a>, A::Error> {
                 while seq.next_element::<de::IgnoredAny>()?.is_some() {}
                 Ok(BlockOrText(None))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<BlockOrText, E> {
+            fn visit_unit<E: de::Error>(self) -> Result<BlockOrText<'a>, E> {
                 Ok(BlockOrText(None))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<BlockOrText, E> {
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<BlockOrText<'a>, E> {
                 Ok(BlockOrText(None))
             }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<BlockOrText, E> {
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<BlockOrText<'a>, E> {
                 Ok(BlockOrText(None))
             }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<BlockOrText, E> {
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<BlockOrText<'a>, E> {
                 Ok(BlockOrText(None))
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<BlockOrText, E> {
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<BlockOrText<'a>, E> {
                 Ok(BlockOrText(None))
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
@@ -197,4 +201,73 @@ impl Str {
     pub fn from_value(v: &str) -> Str {
         super::jsonl::Loose(Some(v.to_string()))
     }
+}
+
+/// The first `max` characters of a tool result's output: the text of a JSON
+/// string, or of the text items of an array. Decodes only the prefix, so a
+/// 2 MB tool result costs no allocation beyond `max` characters.
+pub fn output_prefix(raw: &RawValue, max: usize) -> Option<String> {
+    let json = raw.get().trim_start();
+    if json.starts_with('"') {
+        return json_string_prefix(json, max);
+    }
+    if json.starts_with('[') {
+        #[derive(Deserialize)]
+        struct Item<'a> {
+            #[serde(rename = "type", default)]
+            kind: Str,
+            #[serde(borrow, default)]
+            text: Option<&'a RawValue>,
+        }
+        let items: Vec<Item<'_>> = serde_json::from_str(json).ok()?;
+        let mut out = String::new();
+        for item in items {
+            if item.kind.as_deref() != Some("text") {
+                continue;
+            }
+            if let Some(t) = item
+                .text
+                .and_then(|t| json_string_prefix(t.get(), max - out.len().min(max)))
+            {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&t);
+            }
+            if out.chars().count() >= max {
+                break;
+            }
+        }
+        return (!out.is_empty()).then_some(out);
+    }
+    None
+}
+
+/// Decode at most `max` characters of a JSON string literal.
+fn json_string_prefix(json: &str, max: usize) -> Option<String> {
+    let body = json.strip_prefix('"')?;
+    let mut out = String::with_capacity(max.min(body.len()));
+    let mut chars = body.chars();
+    let mut n = 0;
+    while n < max {
+        let Some(c) = chars.next() else { break };
+        match c {
+            '"' => break,
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => {}
+                'b' | 'f' => out.push(' '),
+                'u' => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    let code = u32::from_str_radix(&hex, 16).ok()?;
+                    out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                }
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
+        n += 1;
+    }
+    Some(out)
 }

@@ -128,6 +128,9 @@ fn session(s: &mut Session, r: &Redactor) {
         }
         s.tools = clean;
     }
+    for o in &mut s.tool_outputs {
+        fix(o, r);
+    }
     turns(&mut s.turns, r);
     for a in &mut s.subagents {
         subagent(a, r);

@@ -1,0 +1,520 @@
+//! Ranked search over what the wiki shows, shared by the page index and
+//! `ccwiki search`, scored the way seed 003 describes:
+//!
+//! * only message content is searched, never metadata (session ids, branch
+//!   names, `cwd`, versions…): a branch called `feat/log-rotation` does not
+//!   make a session match "rotation";
+//! * a match in a tool name weighs 2, in a file path 1.5, in text 1, in tool
+//!   output 0.5, counted per block (at most [`MAX_HITS`] blocks per field and
+//!   term), summed over the query's terms; case-insensitive;
+//! * ties go to knowledge pages (memories) first, then to the newest.
+//!
+//! The browser runs the same rules in `search.js`; the index it loads is
+//! written by [`index_files`].
+
+use crate::model::{Memory, Session, Turn};
+use serde::Serialize;
+
+/// Weight of a match in a tool name.
+pub const WEIGHT_TOOL: f64 = 2.0;
+/// Weight of a match in a file path.
+pub const WEIGHT_PATH: f64 = 1.5;
+/// Weight of a match in prompt or answer text.
+pub const WEIGHT_TEXT: f64 = 1.0;
+/// Weight of a match in tool output.
+pub const WEIGHT_OUTPUT: f64 = 0.5;
+/// Blocks counted per field and term: a word repeated 500 times is not 500 times as relevant.
+pub const MAX_HITS: usize = 10;
+
+/// What a search document is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DocKind {
+    /// A memory page: ranks above sessions at equal scores.
+    #[serde(rename = "m")]
+    Knowledge,
+    #[serde(rename = "s")]
+    Session,
+}
+
+/// One searchable page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Doc {
+    #[serde(rename = "k")]
+    pub kind: DocKind,
+    #[serde(rename = "t")]
+    pub title: String,
+    /// Page path relative to the site root.
+    #[serde(rename = "u")]
+    pub url: String,
+    #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    #[serde(rename = "d", skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// Seconds since the epoch, for "newest first" among equal scores.
+    #[serde(rename = "s")]
+    pub sort: i64,
+    /// Tool names with how often each was called.
+    #[serde(rename = "n", skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<(String, u64)>,
+    #[serde(rename = "f", skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// Text blocks with the anchor of the turn they are in.
+    #[serde(rename = "x", skip_serializing_if = "Vec::is_empty")]
+    pub texts: Vec<(String, String)>,
+    #[serde(rename = "o", skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<String>,
+}
+
+/// How much of a session a search document holds: the page index must stay
+/// small enough to load in a second for thousands of sessions, and
+/// `ccwiki search` scores the very same documents so both rank alike.
+pub const BLOCK_CHARS: usize = 2_000;
+/// Characters of prompt and answer text per session (prompts first).
+pub const TEXT_CHARS: usize = 24_000;
+/// File paths per session.
+pub const PATHS: usize = 60;
+/// Tool outputs per session (each already cut to a few hundred characters).
+pub const OUTPUTS: usize = 12;
+
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => text[..i].to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// The search document of a session page.
+pub fn session_doc(s: &Session, url: &str, project: Option<&str>) -> Doc {
+    let mut texts = Vec::new();
+    let mut budget = TEXT_CHARS;
+    let mut push = |anchor: String, text: &str, texts: &mut Vec<(String, String)>| {
+        if budget == 0 || text.trim().is_empty() {
+            return;
+        }
+        let t = cut(text, BLOCK_CHARS.min(budget));
+        budget = budget.saturating_sub(t.chars().count());
+        texts.push((anchor, t));
+    };
+    // Prompts first: they say what a session was about; then the answers.
+    let anchors = crate::assemble::turn_anchors(&s.turns, "");
+    for (t, anchor) in s.turns.iter().zip(&anchors) {
+        if let Turn::Prompt { text, .. } = t {
+            push(anchor.clone(), text, &mut texts);
+        }
+    }
+    for (t, anchor) in s.turns.iter().zip(&anchors) {
+        match t {
+            Turn::Assistant { blocks, .. } => {
+                for b in blocks {
+                    if let crate::model::Block::Text(text) = b {
+                        push(anchor.clone(), text, &mut texts);
+                    }
+                }
+            }
+            Turn::Command { name, args, .. } => {
+                push(String::new(), &format!("{name} {args}"), &mut texts)
+            }
+            Turn::Compaction {
+                summary: Some(text),
+                ..
+            } => push(String::new(), text, &mut texts),
+            _ => {}
+        }
+    }
+    for a in &s.subagents {
+        let anchors = crate::assemble::turn_anchors(&a.turns, "");
+        for (t, _) in a.turns.iter().zip(&anchors) {
+            if let Turn::Assistant { blocks, .. } = t {
+                for b in blocks {
+                    if let crate::model::Block::Text(text) = b {
+                        push(String::new(), text, &mut texts);
+                    }
+                }
+            }
+        }
+    }
+    Doc {
+        kind: DocKind::Session,
+        title: s.title(),
+        url: url.to_string(),
+        project: project.map(str::to_string),
+        date: s.started.map(|t| t.format("%Y-%m-%d").to_string()),
+        sort: s.started.map(|t| t.timestamp()).unwrap_or(0),
+        tools: s.tools.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        paths: s.files_touched.iter().take(PATHS).cloned().collect(),
+        texts,
+        outputs: s.tool_outputs.iter().take(OUTPUTS).cloned().collect(),
+    }
+}
+
+/// The search document of a memory page.
+pub fn memory_doc(m: &Memory, url: &str, project: Option<&str>, sort: i64) -> Doc {
+    let mut texts = vec![(String::new(), m.name.clone())];
+    if !m.description.is_empty() {
+        texts.push((String::new(), m.description.clone()));
+    }
+    texts.push((String::new(), m.body.clone()));
+    Doc {
+        kind: DocKind::Knowledge,
+        title: m.name.clone(),
+        url: url.to_string(),
+        project: project.map(str::to_string),
+        date: None,
+        sort,
+        tools: Vec::new(),
+        paths: Vec::new(),
+        texts,
+        outputs: Vec::new(),
+    }
+}
+
+/// A query's terms: lower-cased, split on white space, each once.
+pub fn terms(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in query.split_whitespace() {
+        let t = t.to_lowercase();
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// A ranked result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit<'d> {
+    #[serde(skip)]
+    pub doc: &'d Doc,
+    pub score: f64,
+    /// Plain text around the best match.
+    pub snippet: String,
+    /// Where in the page the match is (`#p3`), when known.
+    pub anchor: Option<String>,
+}
+
+fn count(hay: impl Iterator<Item = String>, term: &str) -> usize {
+    hay.filter(|h| h.contains(term)).take(MAX_HITS).count()
+}
+
+/// Score one document; None when no term matches.
+pub fn score(doc: &Doc, terms: &[String]) -> Option<f64> {
+    let mut total = 0.0;
+    for t in terms {
+        let tools: u64 = doc
+            .tools
+            .iter()
+            .filter(|(n, _)| n.to_lowercase().contains(t.as_str()))
+            .map(|(_, c)| *c)
+            .sum::<u64>()
+            .min(MAX_HITS as u64);
+        total += WEIGHT_TOOL * tools as f64;
+        total += WEIGHT_PATH * count(doc.paths.iter().map(|p| p.to_lowercase()), t) as f64;
+        total += WEIGHT_TEXT * count(doc.texts.iter().map(|(_, x)| x.to_lowercase()), t) as f64;
+        total += WEIGHT_OUTPUT * count(doc.outputs.iter().map(|o| o.to_lowercase()), t) as f64;
+    }
+    (total > 0.0).then_some(total)
+}
+
+/// Rank `docs` for `query`: score, then knowledge first, then newest, then title.
+pub fn search<'d>(docs: &'d [Doc], query: &str, limit: usize) -> Vec<Hit<'d>> {
+    let terms = terms(query);
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    let mut scored: Vec<(f64, &Doc)> = docs
+        .iter()
+        .filter_map(|d| score(d, &terms).map(|s| (s, d)))
+        .collect();
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| (a.1.kind != DocKind::Knowledge).cmp(&(b.1.kind != DocKind::Knowledge)))
+            .then_with(|| b.1.sort.cmp(&a.1.sort))
+            .then_with(|| a.1.title.cmp(&b.1.title))
+            .then_with(|| a.1.url.cmp(&b.1.url))
+    });
+    scored
+        .into_iter()
+        .take(limit)
+        .map(|(score, doc)| {
+            let (snippet, anchor) = snippet(doc, &terms);
+            Hit {
+                doc,
+                score,
+                snippet,
+                anchor,
+            }
+        })
+        .collect()
+}
+
+/// Up to 160 characters around the first match in the block that holds
+/// the most query terms; text first, then paths, outputs and tool names.
+pub fn snippet(doc: &Doc, terms: &[String]) -> (String, Option<String>) {
+    let candidates = doc
+        .texts
+        .iter()
+        .map(|(a, t)| (Some(a.as_str()), t.as_str()))
+        .chain(doc.paths.iter().map(|p| (None, p.as_str())))
+        .chain(doc.outputs.iter().map(|o| (None, o.as_str())))
+        .chain(doc.tools.iter().map(|(n, _)| (None, n.as_str())));
+    let mut best: Option<(usize, Option<&str>, &str)> = None;
+    for (anchor, text) in candidates {
+        let lower = text.to_lowercase();
+        let n = terms.iter().filter(|t| lower.contains(t.as_str())).count();
+        if n > 0 && best.is_none_or(|(b, _, _)| n > b) {
+            best = Some((n, anchor, text));
+        }
+    }
+    let Some((_, anchor, text)) = best else {
+        return (String::new(), None);
+    };
+    let chars: Vec<char> = text.chars().collect();
+    let lower: Vec<char> = chars
+        .iter()
+        .map(|c| c.to_lowercase().next().unwrap_or(*c))
+        .collect();
+    let first = terms
+        .iter()
+        .filter_map(|t| find_chars(&lower, &t.chars().collect::<Vec<_>>()))
+        .min()
+        .unwrap_or(0);
+    let start = first.saturating_sub(60);
+    let end = (start + 160).min(chars.len());
+    let mut s: String = chars[start..end].iter().collect();
+    s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if start > 0 {
+        s.insert(0, '…');
+    }
+    if end < chars.len() {
+        s.push('…');
+    }
+    let anchor = anchor.filter(|a| !a.is_empty()).map(str::to_string);
+    (s, anchor)
+}
+
+fn find_chars(hay: &[char], needle: &[char]) -> Option<usize> {
+    if needle.is_empty() || needle.len() > hay.len() {
+        return None;
+    }
+    (0..=hay.len() - needle.len()).find(|&i| hay[i..i + needle.len()] == *needle)
+}
+
+/// One result of [`search_sources`], owned, ready to print or serialise.
+#[derive(Debug, Clone, Serialize)]
+pub struct Found {
+    pub rank: usize,
+    pub title: String,
+    /// `knowledge` or `session`.
+    pub kind: &'static str,
+    pub project: Option<String>,
+    pub date: Option<String>,
+    /// Page path relative to the site root, with the anchor of the match.
+    pub url: String,
+    pub score: f64,
+    pub snippet: String,
+}
+
+/// `ccwiki search`: read the sources (streaming, nothing written), rank
+/// every memory and session for `query`, keep those of `project` (a name or
+/// part of a path, case-insensitive) if given.
+pub fn search_sources(
+    sources: &[std::path::PathBuf],
+    query: &str,
+    project: Option<&str>,
+    limit: usize,
+) -> Result<Vec<Found>, crate::Error> {
+    let found = crate::discover::discover(sources)?;
+    let triaged = crate::triage::triage(&found.roots);
+    let extracted = crate::extract::extract(&found.roots);
+    let model = crate::model::Model {
+        memories: triaged.memories,
+        sessions: extracted.sessions,
+        history: Vec::new(),
+        starts: Vec::new(),
+    };
+    let site = crate::assemble::assemble(&model);
+    let wanted = project.map(str::to_lowercase);
+    let docs: Vec<Doc> = site
+        .search_docs
+        .into_iter()
+        .filter(|d| match (&wanted, &d.project) {
+            (None, _) => true,
+            (Some(w), Some(p)) => p.to_lowercase().contains(w.as_str()),
+            (Some(_), None) => false,
+        })
+        .collect();
+    Ok(search(&docs, query, limit)
+        .into_iter()
+        .enumerate()
+        .map(|(i, h)| Found {
+            rank: i + 1,
+            title: h.doc.title.clone(),
+            kind: match h.doc.kind {
+                DocKind::Knowledge => "knowledge",
+                DocKind::Session => "session",
+            },
+            project: h.doc.project.clone(),
+            date: h.doc.date.clone(),
+            url: match &h.anchor {
+                Some(a) => format!("{}#{a}", h.doc.url),
+                None => h.doc.url.clone(),
+            },
+            score: h.score,
+            snippet: h.snippet,
+        })
+        .collect())
+}
+
+/// Index files for the page: `search/index.js` lists the shards; each shard
+/// calls `ccwikiSearch.add([...])`. Knowledge is one shard, each project's
+/// sessions another, split so no shard exceeds about `shard_bytes`.
+pub fn index_files(docs: &[Doc], shard_bytes: usize) -> Vec<(String, Vec<u8>)> {
+    let mut groups: std::collections::BTreeMap<String, Vec<&Doc>> = Default::default();
+    for d in docs {
+        let key = match d.kind {
+            DocKind::Knowledge => "knowledge".to_string(),
+            DocKind::Session => format!(
+                "sessions-{}",
+                crate::slugs::slugify(d.project.as_deref().unwrap_or("other"))
+            ),
+        };
+        groups.entry(key).or_default().push(d);
+    }
+    let mut files = Vec::new();
+    let mut names = Vec::new();
+    for (key, docs) in groups {
+        let mut part = 0;
+        let mut buf: Vec<String> = Vec::new();
+        let mut size = 0;
+        let mut flush =
+            |buf: &mut Vec<String>, part: &mut usize, files: &mut Vec<(String, Vec<u8>)>| {
+                if buf.is_empty() {
+                    return;
+                }
+                let name = if *part == 0 {
+                    key.clone()
+                } else {
+                    format!("{key}-{part}")
+                };
+                let body = format!("ccwikiSearch.add([\n{}\n]);\n", buf.join(",\n"));
+                files.push((format!("search/{name}.js"), body.into_bytes()));
+                names.push(name);
+                *part += 1;
+                buf.clear();
+            };
+        for d in docs {
+            let json = serde_json::to_string(d).unwrap_or_default();
+            if size + json.len() > shard_bytes && !buf.is_empty() {
+                flush(&mut buf, &mut part, &mut files);
+                size = 0;
+            }
+            size += json.len();
+            buf.push(json);
+        }
+        flush(&mut buf, &mut part, &mut files);
+    }
+    let manifest = serde_json::to_string(&names).unwrap_or_else(|_| "[]".into());
+    files.push((
+        "search/index.js".to_string(),
+        format!("ccwikiSearch.shards({manifest});\n").into_bytes(),
+    ));
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(kind: DocKind, sort: i64, text: &str) -> Doc {
+        Doc {
+            kind,
+            title: text.to_string(),
+            url: format!("u{sort}"),
+            project: None,
+            date: None,
+            sort,
+            tools: Vec::new(),
+            paths: Vec::new(),
+            texts: vec![("p1".into(), text.to_string())],
+            outputs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn weights_rank_tool_over_path_over_text_over_output() {
+        let mut tool = doc(DocKind::Session, 1, "nothing");
+        tool.tools = vec![("Grep".into(), 1)];
+        let mut path = doc(DocKind::Session, 2, "nothing");
+        path.paths = vec!["/src/grep.rs".into()];
+        let text = doc(DocKind::Session, 3, "we used grep here");
+        let mut out = doc(DocKind::Session, 4, "nothing");
+        out.outputs = vec!["grep: no match".into()];
+        let docs = vec![out, text, path, tool];
+        let hits = search(&docs, "GREP", 10);
+        let scores: Vec<f64> = hits.iter().map(|h| h.score).collect();
+        assert_eq!(scores, vec![2.0, 1.5, 1.0, 0.5]);
+        assert_eq!(hits[0].doc.tools[0].0, "Grep");
+    }
+
+    #[test]
+    fn multi_term_total_then_knowledge_then_newest() {
+        let docs = vec![
+            doc(DocKind::Session, 10, "pino logs"),
+            doc(DocKind::Session, 20, "pino log rotation"),
+            doc(DocKind::Knowledge, 1, "rotation of pino logs"),
+            doc(DocKind::Session, 30, "rotation of pino logs"),
+        ];
+        let hits = search(&docs, "pino rotation", 10);
+        let order: Vec<&str> = hits.iter().map(|h| h.doc.url.as_str()).collect();
+        assert_eq!(order, vec!["u1", "u30", "u20", "u10"]);
+    }
+
+    #[test]
+    fn snippet_shows_the_match() {
+        let long = format!(
+            "{} the needle is here {}",
+            "x ".repeat(100),
+            "y ".repeat(100)
+        );
+        let d = doc(DocKind::Session, 1, &long);
+        let (s, anchor) = snippet(&d, &terms("NEEDLE"));
+        assert!(s.contains("needle is here"), "{s}");
+        assert!(s.starts_with('…') && s.ends_with('…'), "{s}");
+        assert!(s.chars().count() <= 162);
+        assert_eq!(anchor.as_deref(), Some("p1"));
+    }
+
+    #[test]
+    fn no_terms_no_hits() {
+        assert!(search(&[doc(DocKind::Session, 1, "a")], "   ", 5).is_empty());
+    }
+
+    #[test]
+    fn index_is_sharded_by_project_and_size() {
+        let mut docs = Vec::new();
+        for i in 0..10 {
+            let mut d = doc(DocKind::Session, i, &"word ".repeat(200));
+            d.project = Some(if i % 2 == 0 {
+                "alpha".into()
+            } else {
+                "beta".into()
+            });
+            docs.push(d);
+        }
+        docs.push(doc(DocKind::Knowledge, 0, "k"));
+        let files = index_files(&docs, 3000);
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(names.contains(&"search/index.js"));
+        assert!(names.contains(&"search/knowledge.js"));
+        assert!(
+            names
+                .iter()
+                .filter(|n| n.contains("sessions-alpha"))
+                .count()
+                >= 2,
+            "{names:?}"
+        );
+        let manifest = String::from_utf8(files.last().unwrap().1.clone()).unwrap();
+        assert!(manifest.starts_with("ccwikiSearch.shards(["));
+    }
+}
