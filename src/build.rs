@@ -21,6 +21,16 @@ pub struct BuildOptions {
     pub redact: bool,
     /// Extra redaction patterns: (kind, regex).
     pub extra_patterns: Vec<(String, String)>,
+    /// Project globs to leave out entirely.
+    pub exclude: Vec<String>,
+    /// The theme's name: bundled, or in the wiki repository's `themes/`.
+    pub theme: String,
+    /// Where the site is served (informational: links are relative).
+    pub base_path: String,
+    /// The wiki repository (the folder of `ccwiki.toml`), for overrides.
+    pub site_dir: Option<PathBuf>,
+    /// Free values for templates (`site.extra`).
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl BuildOptions {
@@ -32,6 +42,11 @@ impl BuildOptions {
             title: "Claude Code wiki".to_string(),
             redact: true,
             extra_patterns: Vec::new(),
+            exclude: Vec::new(),
+            theme: "default".to_string(),
+            base_path: "/".to_string(),
+            site_dir: None,
+            extra: serde_json::Map::new(),
         }
     }
 }
@@ -45,6 +60,8 @@ pub struct BuildReport {
     pub empty_sessions: usize,
     pub memories: usize,
     pub subagents: usize,
+    /// Sessions and memories left out by `exclude`.
+    pub excluded: usize,
     pub prompts: u64,
     pub assistant_turns: u64,
     pub pages: usize,
@@ -89,8 +106,20 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
             }
         }
     }
-    // Refuse a foreign output directory before doing any work.
+    // Refuse a foreign output directory, a bad pattern or a broken template
+    // before doing any work.
     write::check_output(&opts.out)?;
+    let excluder = crate::exclude::Excluder::new(&opts.exclude)?;
+    let theme = crate::theme::resolve(&opts.theme, opts.site_dir.as_deref())?;
+    let renderer = render::Renderer::new(
+        &render::RenderOptions {
+            title: opts.title.clone(),
+            base_path: opts.base_path.clone(),
+            extra: opts.extra.clone(),
+            site_dir: opts.site_dir.clone(),
+        },
+        &theme,
+    )?;
 
     let sources = timed(&mut report, "discover", || {
         discover::discover(&opts.sources)
@@ -109,6 +138,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         history: extracted.history,
         starts: extracted.starts,
     };
+    report.excluded = crate::exclude::apply(&mut model, &excluder);
 
     if opts.redact {
         let redactor =
@@ -137,7 +167,6 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         .sum();
     report.pages = site.pages.len();
 
-    let renderer = render::Renderer::new(&opts.title)?;
     let files = timed(&mut report, "render", || render::render(&site, &renderer))?;
     let written = timed(&mut report, "write", || {
         write::write_site(&opts.out, &files)

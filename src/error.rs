@@ -22,6 +22,12 @@ pub enum Error {
     /// The output directory would overlap the source.
     #[error("output directory {} overlaps the source {}: choose an --out outside the source", out.display(), source_dir.display())]
     OutputInSource { out: PathBuf, source_dir: PathBuf },
+    /// The configuration file is not valid.
+    #[error("{}: {message}", path.display())]
+    Config { path: PathBuf, message: String },
+    /// A theme was asked for that is neither bundled nor in `themes/`.
+    #[error("unknown theme {name:?}: `ccwiki theme list` shows the themes you can use")]
+    UnknownTheme { name: String },
     /// A template failed to parse or render.
     #[error("template error: {0}")]
     Template(String),

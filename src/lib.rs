@@ -15,9 +15,12 @@
 
 pub mod assemble;
 pub mod build;
+pub mod config;
 pub mod discover;
 pub mod error;
+pub mod exclude;
 pub mod extract;
+pub mod init;
 pub mod markdown;
 pub mod model;
 pub mod redact;
@@ -25,6 +28,7 @@ pub mod render;
 pub mod search;
 pub mod skip;
 pub mod slugs;
+pub mod theme;
 pub mod triage;
 pub mod write;
 

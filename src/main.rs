@@ -27,6 +27,38 @@ enum Command {
     /// Search sessions and memories directly, without building (exit 1 when nothing matches).
     #[command(after_help = SEARCH_EXAMPLES)]
     Search(SearchArgs),
+    /// Start a wiki repository: ccwiki.toml, .gitignore, README.md (never overwrites).
+    Init(InitArgs),
+    /// List the themes, or copy a bundled one to edit.
+    #[command(subcommand)]
+    Theme(ThemeCommand),
+}
+
+#[derive(clap::Args)]
+struct InitArgs {
+    /// The folder to set up [default: .].
+    #[arg(value_name = "DIR", default_value = ".")]
+    dir: PathBuf,
+    /// Also write a GitHub Actions workflow that publishes site/ to GitHub Pages.
+    #[arg(long)]
+    github_pages: bool,
+}
+
+#[derive(Subcommand)]
+enum ThemeCommand {
+    /// One theme per line, name first.
+    List {
+        /// The configuration file whose themes/ folder to include.
+        #[arg(long, short = 'c', value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// Copy a bundled theme (templates and static files) to edit it.
+    Eject {
+        /// The bundled theme to copy.
+        name: String,
+        /// Where to put it [default: themes/NAME].
+        dir: Option<PathBuf>,
+    },
 }
 
 const SEARCH_EXAMPLES: &str = "\
@@ -59,15 +91,27 @@ struct BuildArgs {
     /// Claude Code data directory [default: $CLAUDE_CONFIG_DIR, else ~/.claude]. Repeat for several.
     #[arg(long, short = 's', value_name = "DIR")]
     source: Vec<PathBuf>,
-    /// Where to write the site.
-    #[arg(long, short = 'o', value_name = "DIR", default_value = "site")]
-    out: PathBuf,
-    /// The wiki's title.
-    #[arg(long, default_value = "Claude Code wiki")]
-    title: String,
+    /// Where to write the site [default: out in ccwiki.toml, else ./site].
+    #[arg(long, short = 'o', value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The wiki's title [default: title in ccwiki.toml, else \"Claude Code wiki\"].
+    #[arg(long)]
+    title: Option<String>,
+    /// Theme: a bundled one (`ccwiki theme list`) or one in ./themes/.
+    #[arg(long, value_name = "NAME")]
+    theme: Option<String>,
+    /// Where the site will be served, e.g. /wiki/ (links stay relative either way).
+    #[arg(long, value_name = "PATH")]
+    base_path: Option<String>,
+    /// Leave out projects whose path or name matches (repeatable), e.g. \"*/client-*\".
+    #[arg(long, value_name = "GLOB")]
+    exclude_project: Vec<String>,
     /// Do not redact credentials, home paths and user names.
     #[arg(long)]
     no_redact: bool,
+    /// The configuration file [default: ./ccwiki.toml when it exists].
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Print only errors.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -113,6 +157,72 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Build(args) => run_build(args),
         Command::Search(args) => run_search(args),
+        Command::Init(args) => run_init(args),
+        Command::Theme(cmd) => run_theme(cmd),
+    }
+}
+
+fn fail(e: &Error) -> ExitCode {
+    eprintln!("error: {e}");
+    match e {
+        Error::SourceMissing { .. } | Error::Config { .. } | Error::UnknownTheme { .. } => {
+            ExitCode::from(2)
+        }
+        _ => ExitCode::from(1),
+    }
+}
+
+fn run_init(args: InitArgs) -> ExitCode {
+    match ccwiki::init::init(&args.dir, args.github_pages) {
+        Ok(report) => {
+            for (path, created) in report {
+                let what = if created {
+                    "created"
+                } else {
+                    "exists, left as it was"
+                };
+                println!("{what}: {}", path.display());
+            }
+            println!(
+                "Next: edit ccwiki.toml, then run `ccwiki build` in {}",
+                args.dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+fn run_theme(cmd: ThemeCommand) -> ExitCode {
+    match cmd {
+        ThemeCommand::List { config } => match ccwiki::config::load(config.as_deref()) {
+            Ok(loaded) => {
+                for t in ccwiki::theme::list(loaded.dir.as_deref()) {
+                    let origin = match &t.origin {
+                        ccwiki::theme::Origin::Bundled => "bundled".to_string(),
+                        ccwiki::theme::Origin::Local(p) => p.display().to_string(),
+                    };
+                    println!("{}\t{}\t({origin})", t.name, t.description);
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        },
+        ThemeCommand::Eject { name, dir } => {
+            let dest = dir.unwrap_or_else(|| PathBuf::from("themes").join(&name));
+            match ccwiki::theme::eject(&name, &dest) {
+                Ok(files) => {
+                    println!(
+                        "Copied {} files of theme {name:?} to {}",
+                        files.len(),
+                        dest.display()
+                    );
+                    println!("Use it with `theme = {name:?}` in ccwiki.toml (next to the themes/ folder) or --theme {name}.");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
     }
 }
 
@@ -155,47 +265,68 @@ fn run_search(args: SearchArgs) -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            match e {
-                Error::SourceMissing { .. } => ExitCode::from(2),
-                _ => ExitCode::from(1),
-            }
-        }
+        Err(e) => fail(&e),
     }
 }
 
 fn run_build(args: BuildArgs) -> ExitCode {
-    let sources = if args.source.is_empty() {
-        default_sources()
-    } else {
-        args.source.clone()
+    let loaded = match ccwiki::config::load(args.config.as_deref()) {
+        Ok(l) => l,
+        Err(e) => return fail(&e),
     };
-    let mut opts = BuildOptions::new(sources, args.out.clone());
-    opts.title = args.title.clone();
-    opts.redact = !args.no_redact;
+    let c = &loaded.config;
+    let sources = if !args.source.is_empty() {
+        args.source.clone()
+    } else if let Some(list) = &c.source {
+        list.iter().map(|s| loaded.path(s)).collect()
+    } else {
+        default_sources()
+    };
+    let out = args
+        .out
+        .clone()
+        .or_else(|| c.out.as_deref().map(|o| loaded.path(o)))
+        .unwrap_or_else(|| loaded.path("site"));
+    let mut opts = BuildOptions::new(sources, out.clone());
+    if let Some(t) = args.title.clone().or_else(|| c.title.clone()) {
+        opts.title = t;
+    }
+    if let Some(t) = args.theme.clone().or_else(|| c.theme.clone()) {
+        opts.theme = t;
+    }
+    if let Some(b) = args.base_path.clone().or_else(|| c.base_path.clone()) {
+        opts.base_path = b;
+    }
+    opts.redact = !args.no_redact && c.redact.unwrap_or(true);
+    opts.exclude = c.exclude.clone();
+    opts.exclude.extend(args.exclude_project.iter().cloned());
+    opts.extra_patterns = c
+        .redact_patterns
+        .iter()
+        .map(|p| (p.kind.clone(), p.regex.clone()))
+        .collect();
+    opts.site_dir = loaded.dir.clone();
+    opts.extra = c
+        .extra
+        .iter()
+        .filter_map(|(k, v)| serde_json::to_value(v).ok().map(|v| (k.clone(), v)))
+        .collect();
     match build(&opts) {
         Ok(report) => {
             if !args.quiet {
-                print_summary(&report, &args);
+                print_summary(&report, &args, &out, opts.redact);
             }
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            match e {
-                Error::SourceMissing { .. } => ExitCode::from(2),
-                _ => ExitCode::from(1),
-            }
-        }
+        Err(e) => fail(&e),
     }
 }
 
-fn print_summary(r: &BuildReport, args: &BuildArgs) {
+fn print_summary(r: &BuildReport, args: &BuildArgs, out: &std::path::Path, redacted: bool) {
     println!(
         "Built {} pages into {} in {:.2?}",
         r.pages,
-        args.out.display(),
+        out.display(),
         r.elapsed()
     );
     println!(
@@ -209,6 +340,9 @@ fn print_summary(r: &BuildReport, args: &BuildArgs) {
         r.files_written,
         r.bytes_written as f64 / 1e6
     );
+    if r.excluded > 0 {
+        println!("  {} sessions and memories left out by exclude", r.excluded);
+    }
     if r.empty_sessions > 0 {
         println!("  {} session files had nothing to show", r.empty_sessions);
     }
@@ -219,7 +353,7 @@ fn print_summary(r: &BuildReport, args: &BuildArgs) {
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
         println!("  redacted: {}", parts.join(", "));
-    } else if args.no_redact {
+    } else if !redacted {
         println!("  redaction is OFF: check the output before publishing it");
     }
     if !r.skips.is_empty() {

@@ -11,6 +11,7 @@
 
 use crate::assemble::{Page, Site};
 use crate::error::Error;
+use crate::theme::Theme;
 use rayon::prelude::*;
 use serde::Serialize;
 use tera::{Context, Kwargs, State, Tera, TeraResult, Value};
@@ -43,12 +44,6 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Static files of the default theme: (path under the site root, bytes).
-pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[(
-    "static/style.css",
-    include_bytes!("../themes/default/static/style.css"),
-)];
-
 /// The script that runs search in the browser (the same rules as [`crate::search`]).
 pub const SEARCH_JS: &[u8] = include_bytes!("search/search.js");
 
@@ -57,6 +52,8 @@ pub const SHARD_BYTES: usize = 1 << 20;
 
 /// The prefix under which built-in templates stay reachable.
 pub const BUILTIN_PREFIX: &str = "ccwiki/";
+/// The prefix under which the theme's templates stay reachable.
+pub const THEME_PREFIX: &str = "theme/";
 
 #[derive(Serialize)]
 struct NavItem {
@@ -106,6 +103,20 @@ const NAV: &[NavItem] = &[
 #[derive(Serialize)]
 struct SiteInfo<'a> {
     title: &'a str,
+    base_path: &'a str,
+    theme: &'a str,
+    extra: &'a serde_json::Map<String, serde_json::Value>,
+}
+
+/// What the renderer needs beyond the pages.
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    pub title: String,
+    pub base_path: String,
+    /// The `extra` table of `ccwiki.toml`, handed to templates as `site.extra`.
+    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// The wiki repository, whose `templates/` and `static/` override the theme's.
+    pub site_dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -115,29 +126,78 @@ struct PageInfo<'a> {
     path: &'a str,
 }
 
-/// A configured Tera instance, ready to render pages.
+/// A configured Tera instance and the static files to copy.
 pub struct Renderer {
     tera: Tera,
+    static_files: Vec<(String, Vec<u8>)>,
+    site_dir: Option<std::path::PathBuf>,
+    theme_dir: String,
 }
 
 impl Renderer {
-    /// Load the built-in templates.
-    pub fn new(site_title: &str) -> Result<Renderer, Error> {
+    /// Load templates in layers: the wiki repository's, the theme's, the built-in ones.
+    pub fn new(opts: &RenderOptions, theme: &Theme) -> Result<Renderer, Error> {
+        let site_dir = opts.site_dir.clone();
+        let theme_dir = match &theme.origin {
+            crate::theme::Origin::Local(d) => d.display().to_string(),
+            crate::theme::Origin::Bundled => format!("themes/{}", theme.name),
+        };
+        let tmpl_err = |e: tera::Error| {
+            Error::Template(one_line(&describe(&e), site_dir.as_deref(), &theme_dir))
+        };
         let mut tera = Tera::new();
         tera.autoescape_on([".html", ".htm", ".xml"]);
-        tera.set_fallback_prefixes([BUILTIN_PREFIX])
-            .map_err(|e| Error::Template(describe(&e)))?;
+        tera.set_fallback_prefixes([THEME_PREFIX, BUILTIN_PREFIX])
+            .map_err(tmpl_err)?;
         tera.register_filter("markdown", markdown_filter);
-        tera.add_raw_templates(
-            BUILTIN_TEMPLATES
-                .iter()
-                .map(|(name, src)| (format!("{BUILTIN_PREFIX}{name}"), *src)),
-        )
-        .map_err(|e| Error::Template(describe(&e)))?;
+        let mut templates: Vec<(String, String)> = BUILTIN_TEMPLATES
+            .iter()
+            .map(|(name, src)| (format!("{BUILTIN_PREFIX}{name}"), src.to_string()))
+            .collect();
+        templates.extend(
+            theme
+                .templates()
+                .into_iter()
+                .map(|(n, src)| (format!("{THEME_PREFIX}{n}"), src)),
+        );
+        let mut static_files = vec![("static/search.js".to_string(), SEARCH_JS.to_vec())];
+        static_files.extend(theme.static_files());
+        if let Some(dir) = &opts.site_dir {
+            let own = dir.join("templates");
+            if own.is_dir() {
+                for f in crate::theme::read_tree(&own)? {
+                    templates.push((f.path, String::from_utf8_lossy(&f.bytes).into_owned()));
+                }
+            }
+            let own_static = dir.join("static");
+            if own_static.is_dir() {
+                for f in crate::theme::read_tree(&own_static)? {
+                    static_files.push((format!("static/{}", f.path), f.bytes.into_owned()));
+                }
+            }
+        }
+        tera.add_raw_templates(templates).map_err(tmpl_err)?;
         tera.global_context().insert("nav", NAV);
-        tera.global_context()
-            .insert("site", &SiteInfo { title: site_title });
-        Ok(Renderer { tera })
+        tera.global_context().insert(
+            "site",
+            &SiteInfo {
+                title: &opts.title,
+                base_path: &opts.base_path,
+                theme: &theme.name,
+                extra: &opts.extra,
+            },
+        );
+        // Later layers win: keep the last file for each path.
+        let mut seen = std::collections::HashSet::new();
+        static_files.reverse();
+        static_files.retain(|(p, _)| seen.insert(p.clone()));
+        static_files.reverse();
+        Ok(Renderer {
+            tera,
+            static_files,
+            site_dir: opts.site_dir.clone(),
+            theme_dir,
+        })
     }
 
     /// Render one page to HTML.
@@ -153,9 +213,10 @@ impl Renderer {
                 path: &page.path,
             },
         );
-        self.tera
-            .render(page.template, &ctx)
-            .map_err(|e| Error::Template(format!("rendering {}: {}", page.path, describe(&e))))
+        self.tera.render(page.template, &ctx).map_err(|e| {
+            let msg = one_line(&describe(&e), self.site_dir.as_deref(), &self.theme_dir);
+            Error::Template(format!("{msg} (rendering {})", page.path))
+        })
     }
 }
 
@@ -166,12 +227,7 @@ pub fn render(site: &Site<'_>, r: &Renderer) -> Result<Vec<(String, Vec<u8>)>, E
         .par_iter()
         .map(|p| r.page(p).map(|html| (p.path.clone(), html.into_bytes())))
         .collect::<Result<_, _>>()?;
-    files.extend(
-        DEFAULT_STATIC
-            .iter()
-            .map(|(path, bytes)| (path.to_string(), bytes.to_vec())),
-    );
-    files.push(("static/search.js".to_string(), SEARCH_JS.to_vec()));
+    files.extend(r.static_files.iter().cloned());
     files.extend(crate::search::index_files(&site.search_docs, SHARD_BYTES));
     Ok(files)
 }
@@ -180,6 +236,36 @@ pub fn render(site: &Site<'_>, r: &Renderer) -> Result<Vec<(String, Vec<u8>)>, E
 fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<Value> {
     let root: &str = kwargs.get("root")?.unwrap_or("");
     Ok(Value::safe_string(&crate::markdown::render(text, root)))
+}
+
+/// Tera's multi-line report as one line that starts with the template's
+/// file and line: `templates/home.html:1:55: Variable `nope` is not defined…`.
+fn one_line(report: &str, site_dir: Option<&std::path::Path>, theme_dir: &str) -> String {
+    let location = report
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("--> "))
+        .map(str::trim);
+    let message = report
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("-->") && !l.starts_with('|'))
+        .unwrap_or(report)
+        .trim_start_matches("error: ")
+        .to_string();
+    let Some(loc) = location else {
+        return message;
+    };
+    let file = if let Some(rest) = loc.strip_prefix(BUILTIN_PREFIX) {
+        format!("built-in template {rest}")
+    } else if let Some(rest) = loc.strip_prefix(THEME_PREFIX) {
+        format!("{theme_dir}/templates/{rest}")
+    } else {
+        match site_dir {
+            Some(d) => format!("{}/templates/{loc}", d.display()),
+            None => loc.to_string(),
+        }
+    };
+    format!("{file}: {message}")
 }
 
 /// An error with its whole chain of causes on one line.

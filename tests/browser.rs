@@ -1,54 +1,22 @@
 //! What a reader sees, checked in headless Chromium: the search box answers
-//! from `file://` with the same ranking as `ccwiki search`.
+//! from `file://` with the same ranking as `ccwiki search`; every bundled
+//! theme renders without console errors or horizontal overflow, at desktop
+//! and phone widths, light and dark (screenshots in target/screenshots/).
 //!
 //! Needs Chromium (`apt-get install chromium`); `.ci/run` installs it. Set
 //! `CCWIKI_CHROMIUM` to use another binary.
 
+mod common;
+
+use common::{dump_dom, probe, probed_copy, screenshot, View};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn chromium() -> PathBuf {
-    if let Some(p) = std::env::var_os("CCWIKI_CHROMIUM") {
-        return PathBuf::from(p);
-    }
-    for p in [
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-    ] {
-        if Path::new(p).exists() {
-            return PathBuf::from(p);
-        }
-    }
-    panic!("browser tests need Chromium: apt-get install chromium (or set CCWIKI_CHROMIUM)");
-}
-
-/// The DOM of `url` after its scripts ran.
-fn dump_dom(url: &str) -> String {
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--virtual-time-budget=10000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(url)
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+const DESKTOP: View = View {
+    width: 1280,
+    height: 900,
+    dark: false,
+};
 
 fn demo_site() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -62,7 +30,7 @@ fn demo_site() -> (tempfile::TempDir, PathBuf) {
 fn page_results(site: &Path, page: &str, query: &str) -> Vec<String> {
     let base = format!("file://{}/", site.display());
     let url = format!("{base}{page}?q={}", query.replace(' ', "%20"));
-    let dom = dump_dom(&url);
+    let dom = dump_dom(&url, DESKTOP);
     let panel = dom
         .split("class=\"search-results\"")
         .nth(1)
@@ -123,6 +91,98 @@ fn search_answers_from_file_urls_like_the_cli() {
         "{deep:?}"
     );
     // A word only in a branch name matches nothing (seed 003's "log rotation").
-    let dom = dump_dom(&format!("file://{}/index.html?q=rotation", site.display()));
+    let dom = dump_dom(
+        &format!("file://{}/index.html?q=rotation", site.display()),
+        DESKTOP,
+    );
     assert!(dom.contains("No results."), "branch names are not searched");
+}
+
+#[test]
+fn bundled_themes_render_cleanly_everywhere() {
+    let shots = common::repo().join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let pages = [
+        ("home", "index.html"),
+        ("project", "projects/tide-api/index.html"),
+        ("skill", "skills/clippy-gate/index.html"),
+        ("session", "sessions/a8e4f019/index.html"),
+    ];
+    let views = [
+        (
+            "desktop",
+            View {
+                width: 1280,
+                height: 900,
+                dark: false,
+            },
+        ),
+        (
+            "desktop-dark",
+            View {
+                width: 1280,
+                height: 900,
+                dark: true,
+            },
+        ),
+        (
+            "phone",
+            View {
+                width: 390,
+                height: 844,
+                dark: false,
+            },
+        ),
+        (
+            "phone-dark",
+            View {
+                width: 390,
+                height: 844,
+                dark: true,
+            },
+        ),
+    ];
+    let mut problems = Vec::new();
+    for theme in ["default", "docs"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let site = tmp.path().join("site");
+        common::build_demo(&site, theme);
+        let probed = probed_copy(&site);
+        let jobs: Vec<_> = pages
+            .iter()
+            .flat_map(|p| views.iter().map(move |v| (p, v)))
+            .collect();
+        for chunk in jobs.chunks(4) {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|((pname, path), (vname, view))| {
+                    let url = format!("file://{}/{path}", probed.path().display());
+                    let plain = format!("file://{}/{path}", site.display());
+                    let png = shots.join(format!("{theme}-{pname}-{vname}.png"));
+                    let (view, label) = (*view, format!("{theme} {pname} {vname}"));
+                    std::thread::spawn(move || {
+                        let dom = dump_dom(&url, view);
+                        screenshot(&plain, view, &png);
+                        let mut found = Vec::new();
+                        if probe(&dom, "done").is_none() {
+                            found.push(format!("{label}: page did not finish loading"));
+                        }
+                        for key in ["console", "error", "csp", "dialog"] {
+                            if let Some(v) = probe(&dom, key) {
+                                found.push(format!("{label}: {key}: {v}"));
+                            }
+                        }
+                        if let Some(v) = probe(&dom, "overflow").filter(|v| !v.is_empty()) {
+                            found.push(format!("{label}: horizontal overflow: {v}"));
+                        }
+                        found
+                    })
+                })
+                .collect();
+            for h in handles {
+                problems.extend(h.join().expect("browser thread"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

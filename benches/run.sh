@@ -1,0 +1,298 @@
+#!/usr/bin/env bash
+# ccwiki benchmarks: one command that prints figures.
+#
+#   bash benches/run.sh                           # 100MB and 1GB
+#   bash benches/run.sh --sizes "100MB 1GB 4GB"   # pick the sizes
+#   bash benches/run.sh --big                     # add 3GB + one 1GB session file (peak RSS case)
+#   bash benches/run.sh --compare                 # add claude-code-log on the 100MB data
+#   bash benches/run.sh --keep                    # keep the built sites under target/bench-out
+#
+# What it does, for each size:
+#   1. builds ccwiki and the corpus generator in release mode (once);
+#   2. generates the data into target/bench-data/<size> (reused when already
+#      complete: a stamp beside the directory, never inside it);
+#   3. cold build: the output directory is removed first, then
+#      `ccwiki build --source DIR --out OUT --quiet` under /usr/bin/time -v;
+#      run twice, the faster wall time is reported, with the higher peak RSS;
+#   4. one `--timings` build (cold as well) to print ccwiki's per-phase times;
+#   5. rebuild after one new session: copies a median-sized session file of
+#      the data to a new uuid (the session id inside rewritten too), builds
+#      into the existing site, then deletes the copy so the data stays pristine;
+#   6. the floor: `rg -c '"type"'` over the same directory (best of two).
+# "Cold" means no previous output; the OS page cache is NOT dropped (the data
+# was just generated or read, so it is in memory: these are CPU figures).
+#
+# MB/s = transcript bytes (the .jsonl files under projects/, what ccwiki
+# reports as "read N MB of transcripts") / wall seconds. 1 MB = 10^6 bytes.
+# The rg MB/s uses the same byte count; rg also reads the few small other
+# files (history.jsonl, memory notes), so that is a slight understatement.
+#
+# Needs: cargo, GNU time (/usr/bin/time) and ripgrep; both are installed with
+# apt-get when missing. --compare needs python3 with venv and network to PyPI.
+
+set -euo pipefail
+
+SIZES="100MB 1GB"
+KEEP=0
+COMPARE=0
+BIG=0
+RUNS=2
+
+usage() {
+    sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --sizes) SIZES="${2:?--sizes needs a value, e.g. \"100MB 1GB\"}"; shift 2 ;;
+        --sizes=*) SIZES="${1#--sizes=}"; shift ;;
+        --keep) KEEP=1; shift ;;
+        --compare) COMPARE=1; shift ;;
+        --big) BIG=1; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "run.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+TARGET="$ROOT/target"
+DATA_ROOT="$TARGET/bench-data"
+OUT_ROOT="$TARGET/bench-out"
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/ccwiki-bench.XXXXXX")"
+ADDED=""   # a session file added for the rebuild figure, removed on exit
+
+cleanup() {
+    if [ -n "$ADDED" ] && [ -e "$ADDED" ]; then rm -f -- "$ADDED"; fi
+    rm -rf -- "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say() { printf '%s\n' "$*" >&2; }
+
+# ------------------------------------------------------------------ tools
+
+need_apt() { # need_apt COMMAND PACKAGE
+    command -v "$1" >/dev/null 2>&1 && return 0
+    say "== installing $2 (apt-get)"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+[ -x /usr/bin/time ] || need_apt /usr/bin/time time
+need_apt rg ripgrep
+
+say "== building ccwiki and the generator (release)"
+cargo build --release --example gen_corpus
+cargo build --release
+# Run private copies, so a rebuild of target/ during the benchmark changes nothing.
+cp "$TARGET/release/ccwiki" "$TMP/ccwiki"
+cp "$TARGET/release/examples/gen_corpus" "$TMP/gen_corpus"
+CCWIKI="$TMP/ccwiki"
+GEN="$TMP/gen_corpus"
+
+# ------------------------------------------------------------------ helpers
+
+# measure LOG CMD...: run CMD under /usr/bin/time -v, stdout+stderr to LOG.
+# Sets WALL (seconds), RSS_MB (peak resident set, MB) and RC.
+measure() {
+    local log="$1"; shift
+    local tf="$TMP/time.txt"
+    RC=0
+    /usr/bin/time -v -o "$tf" "$@" >"$log" 2>&1 || RC=$?
+    WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ {
+            n = split($2, p, ":"); s = 0
+            for (i = 1; i <= n; i++) s = s * 60 + p[i]
+            printf "%.2f", s }' "$tf")
+    RSS_MB=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$tf")
+}
+
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 <= b + 0) ? a : b }'; }
+max() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 >= b + 0) ? a : b }'; }
+mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", b / 1e6 / s; else print "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f×", a / b; else print "-" }'; }
+
+transcript_bytes() { # bytes of the .jsonl files under DIR/projects
+    find "$1/projects" -type f -name '*.jsonl' -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }'
+}
+
+# ensure_data LABEL GEN-ARGS...: generate target/bench-data/LABEL unless a
+# complete copy with the same arguments is already there.
+ensure_data() {
+    local label="$1"; shift
+    local dir="$DATA_ROOT/$label" stamp="$DATA_ROOT/$label.ok"
+    local want="gen_corpus $*"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$dir/.gen_corpus" ]; then
+        say "== data $label: reusing $dir"
+        return 0
+    fi
+    rm -f -- "$stamp"
+    if [ -e "$dir" ] && [ ! -f "$dir/.gen_corpus" ]; then
+        # Ours (under target/bench-data) but not a generator output: start over.
+        rm -rf -- "$dir"
+    fi
+    mkdir -p "$DATA_ROOT"
+    say "== data $label: generating ($want)"
+    "$GEN" "$@" --out "$dir" >&2
+    printf '%s' "$want" >"$stamp"
+}
+
+# A session file (not a sub-agent) whose size is the median of all sessions.
+median_session() {
+    find "$1/projects" -mindepth 2 -maxdepth 2 -type f -name '*.jsonl' ! -name 'agent-*' -printf '%s %p\n' \
+        | sort -n | awk '{ a[NR] = $0 } END { if (NR) print a[int((NR + 1) / 2)] }'
+}
+
+new_uuid() {
+    if [ -r /proc/sys/kernel/random/uuid ]; then cat /proc/sys/kernel/random/uuid
+    else python3 -c 'import uuid; print(uuid.uuid4())'; fi
+}
+
+# ------------------------------------------------------------------ one size
+
+ROWS=()
+FLOOR=()
+
+bench() { # bench LABEL GEN-ARGS...
+    local label="$1"; shift
+    ensure_data "$label" "$@"
+    local dir="$DATA_ROOT/$label"
+    local outp="$OUT_ROOT/$label" out="$OUT_ROOT/$label/site"
+    local bytes; bytes=$(transcript_bytes "$dir")
+    local logs="$TMP/$label"; mkdir -p "$logs"
+    say ""
+    say "== $label: $(awk -v b="$bytes" 'BEGIN { printf "%.1f MB", b / 1e6 }') of transcripts in $dir"
+
+    # Cold builds: no previous output, best of $RUNS.
+    local best="" peak=0 i
+    for i in $(seq 1 "$RUNS"); do
+        rm -rf -- "$outp"; mkdir -p "$outp"
+        measure "$logs/cold$i.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
+        if [ "$RC" -ne 0 ]; then say "ccwiki build failed (exit $RC):"; cat "$logs/cold$i.log" >&2; exit 1; fi
+        say "   cold build $i: ${WALL} s, peak RSS ${RSS_MB} MB"
+        best=$([ -z "$best" ] && echo "$WALL" || min "$best" "$WALL")
+        peak=$(max "$peak" "$RSS_MB")
+    done
+
+    # Per-phase breakdown (a cold build as well).
+    rm -rf -- "$outp"; mkdir -p "$outp"
+    measure "$logs/timings.log" "$CCWIKI" build --source "$dir" --out "$out" --timings
+    if [ "$RC" -ne 0 ]; then say "ccwiki build --timings failed (exit $RC):"; cat "$logs/timings.log" >&2; exit 1; fi
+    peak=$(max "$peak" "$RSS_MB")
+    say "   --timings build: ${WALL} s, peak RSS ${RSS_MB} MB; ccwiki says:"
+    sed 's/^/     /' "$logs/timings.log" >&2
+
+    # Rebuild after one new session, into the existing site.
+    local pick size src newid old dst rebuild
+    pick=$(median_session "$dir")
+    size=${pick%% *}; src=${pick#* }
+    old=$(basename "$src" .jsonl)
+    newid=$(new_uuid)
+    dst="$(dirname "$src")/$newid.jsonl"
+    ADDED="$dst"
+    sed "s/$old/$newid/g" "$src" >"$dst"
+    measure "$logs/rebuild.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
+    rm -f -- "$dst"; ADDED=""
+    if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/rebuild.log" >&2; exit 1; fi
+    rebuild="$WALL"
+    say "   rebuild after one new session ($(awk -v b="$size" 'BEGIN { printf "%.2f MB", b / 1e6 }')): ${rebuild} s, peak RSS ${RSS_MB} MB"
+
+    # The floor: rg counting '"type"' over the same directory, best of $RUNS.
+    local rgbest=""
+    for i in $(seq 1 "$RUNS"); do
+        measure "$logs/rg$i.log" rg -c --no-ignore --hidden '"type"' "$dir"
+        if [ "$RC" -gt 1 ]; then say "rg failed (exit $RC):"; cat "$logs/rg$i.log" >&2; exit 1; fi
+        rgbest=$([ -z "$rgbest" ] && echo "$WALL" || min "$rgbest" "$WALL")
+    done
+    say "   rg -c '\"type\"': ${rgbest} s ($(mbps "$bytes" "$rgbest") MB/s)"
+
+    ROWS+=("| $label | $bytes | $best | $(mbps "$bytes" "$best") | $peak | $rebuild | $rgbest | $(ratio "$best" "$rgbest") |")
+    FLOOR+=("| $label | $rgbest | $(mbps "$bytes" "$rgbest") | $best | $(mbps "$bytes" "$best") | $(ratio "$best" "$rgbest") |")
+    [ "$KEEP" -eq 1 ] || rm -rf -- "$outp"
+}
+
+for s in $SIZES; do
+    bench "$s" --size "$s"
+done
+if [ "$BIG" -eq 1 ]; then
+    bench "3GB+1GB-session" --size 3GB --big-session 1GB
+fi
+
+# ------------------------------------------------------------------ claude-code-log
+
+CMP=""
+if [ "$COMPARE" -eq 1 ]; then
+    ensure_data 100MB --size 100MB
+    dir="$DATA_ROOT/100MB"
+    bytes=$(transcript_bytes "$dir")
+    venv="$TARGET/bench-venv"
+    if [ ! -x "$venv/bin/claude-code-log" ]; then
+        say "== installing claude-code-log into $venv"
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install -q --upgrade pip >&2
+        "$venv/bin/pip" install -q claude-code-log >&2
+    fi
+    version=$("$venv/bin/pip" show claude-code-log 2>/dev/null | awk '/^Version:/ { print $2 }')
+    say ""
+    say "== claude-code-log $version on the 100MB data"
+    # Its documented whole-archive run is plain `claude-code-log`: it converts
+    # every project under ~/.claude/projects to HTML, writing the pages (and
+    # its cache) beside the transcripts. So each run gets a fresh HOME holding
+    # a copy of projects/, which keeps the benchmark data pristine and the run
+    # cold (no cache, no previous HTML).
+    cbest="" cpeak=0
+    for i in $(seq 1 "$RUNS"); do
+        home="$TMP/ccl-home-$i"
+        rm -rf -- "$home"; mkdir -p "$home/.claude"
+        cp -r "$dir/projects" "$home/.claude/projects"
+        [ -f "$dir/history.jsonl" ] && cp "$dir/history.jsonl" "$home/.claude/"
+        measure "$TMP/ccl$i.log" env HOME="$home" "$venv/bin/claude-code-log"
+        if [ "$RC" -ne 0 ]; then say "claude-code-log failed (exit $RC):"; tail -20 "$TMP/ccl$i.log" >&2; exit 1; fi
+        nhtml=$(find "$home/.claude/projects" -name '*.html' | wc -l)
+        say "   run $i: ${WALL} s, peak RSS ${RSS_MB} MB (largest single process), $nhtml HTML files"
+        cbest=$([ -z "$cbest" ] && echo "$WALL" || min "$cbest" "$WALL")
+        cpeak=$(max "$cpeak" "$RSS_MB")
+        rm -rf -- "$home"
+    done
+    # ccwiki on the same data, for the same table.
+    outp="$OUT_ROOT/100MB-compare"; wbest="" wpeak=0
+    for i in $(seq 1 "$RUNS"); do
+        rm -rf -- "$outp"; mkdir -p "$outp"
+        measure "$TMP/cmp-ccwiki$i.log" "$CCWIKI" build --source "$dir" --out "$outp/site" --quiet
+        wbest=$([ -z "$wbest" ] && echo "$WALL" || min "$wbest" "$WALL")
+        wpeak=$(max "$wpeak" "$RSS_MB")
+    done
+    [ "$KEEP" -eq 1 ] || rm -rf -- "$outp"
+    CMP=$(printf '%s\n' \
+        "| tool | data | bytes | wall s | MB/s | peak RSS MB |" \
+        "|---|---|---:|---:|---:|---:|" \
+        "| ccwiki | 100MB | $bytes | $wbest | $(mbps "$bytes" "$wbest") | $wpeak |" \
+        "| claude-code-log $version | 100MB | $bytes | $cbest | $(mbps "$bytes" "$cbest") | $cpeak |" \
+        "" \
+        "claude-code-log is $(ratio "$cbest" "$wbest") ccwiki's wall time on this data.")
+fi
+
+# ------------------------------------------------------------------ report
+
+echo
+echo "## ccwiki benchmark ($(nproc) cores, $(date -u +%Y-%m-%d))"
+echo
+echo "| size | bytes | ccwiki cold s | MB/s | peak RSS MB | rebuild s | rg s | ratio |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+if [ ${#ROWS[@]} -gt 0 ]; then printf '%s\n' "${ROWS[@]}"; fi
+echo
+echo "bytes: transcript bytes (.jsonl under projects/). cold: best of $RUNS, no previous output, page cache warm."
+echo "peak RSS: the highest of the cold and --timings builds. rebuild: one new session added to an existing site."
+echo "ratio: ccwiki cold s / rg s (rg -c '\"type\"' over the same directory, best of $RUNS)."
+if [ ${#FLOOR[@]} -gt 0 ]; then
+    echo
+    echo "| size | rg s | rg MB/s | ccwiki s | ccwiki MB/s | ratio |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    printf '%s\n' "${FLOOR[@]}"
+fi
+if [ -n "$CMP" ]; then
+    echo
+    echo "$CMP"
+fi

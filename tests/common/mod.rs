@@ -1,0 +1,179 @@
+//! Helpers shared by the integration tests: the demo, a site's files, and
+//! headless Chromium.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn demo() -> PathBuf {
+    repo().join("examples/demo")
+}
+
+/// Build the demo with `theme` into `out`.
+pub fn build_demo(out: &Path, theme: &str) {
+    let mut opts = ccwiki::BuildOptions::new(vec![demo()], out.to_path_buf());
+    opts.theme = theme.to_string();
+    ccwiki::build(&opts).expect("demo builds");
+}
+
+/// Every file of a site, by path relative to it.
+pub fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.expect("walk output"))
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .expect("inside")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read(e.path()).expect("read output file"))
+        })
+        .collect()
+}
+
+/// The Chromium binary; panics with the install command when it is missing.
+pub fn chromium() -> PathBuf {
+    if let Some(p) = std::env::var_os("CCWIKI_CHROMIUM") {
+        return PathBuf::from(p);
+    }
+    for p in [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ] {
+        if Path::new(p).exists() {
+            return PathBuf::from(p);
+        }
+    }
+    panic!("browser tests need Chromium: apt-get install chromium (or set CCWIKI_CHROMIUM)");
+}
+
+/// How to open a page.
+#[derive(Clone, Copy)]
+pub struct View {
+    pub width: u32,
+    pub height: u32,
+    pub dark: bool,
+}
+
+fn chromium_cmd(view: View, profile: &Path) -> Command {
+    let mut cmd = Command::new(chromium());
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--hide-scrollbars",
+        "--virtual-time-budget=5000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .arg(format!("--window-size={},{}", view.width, view.height));
+    if view.dark {
+        cmd.args([
+            "--force-dark-mode",
+            "--blink-settings=preferredColorScheme=0",
+        ]);
+    }
+    cmd
+}
+
+/// The DOM of `url` after its scripts ran.
+pub fn dump_dom(url: &str, view: View) -> String {
+    let profile = tempfile::tempdir().expect("profile");
+    let out = chromium_cmd(view, profile.path())
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed on {url}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Save a screenshot of `url` to `png`.
+pub fn screenshot(url: &str, view: View, png: &Path) {
+    let profile = tempfile::tempdir().expect("profile");
+    let out = chromium_cmd(view, profile.path())
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(url)
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success() && png.is_file(),
+        "no screenshot of {url}"
+    );
+}
+
+/// A script that records what a page did: console errors, uncaught errors,
+/// CSP violations, dialogs, and whether the page overflows horizontally.
+/// Results land on `<html data-probe-…>` attributes, readable in `dump_dom`.
+pub const PROBE_JS: &str = r#"(function () {
+  var root = document.documentElement;
+  function flag(name, value) {
+    var prev = root.getAttribute("data-probe-" + name);
+    root.setAttribute("data-probe-" + name, prev ? prev + " | " + value : value);
+  }
+  ["alert", "confirm", "prompt", "print"].forEach(function (f) {
+    window[f] = function () { flag("dialog", f); };
+  });
+  var err = console.error;
+  console.error = function () { flag("console", Array.prototype.join.call(arguments, " ")); return err.apply(console, arguments); };
+  window.addEventListener("error", function (e) { flag("error", String(e.message || e.target && e.target.src)); }, true);
+  document.addEventListener("securitypolicyviolation", function (e) { flag("csp", e.violatedDirective + " " + e.blockedURI); });
+  window.addEventListener("load", function () {
+    setTimeout(function () {
+      var w = document.documentElement.clientWidth;
+      var over = [];
+      if (document.documentElement.scrollWidth > w + 1) over.push("page " + document.documentElement.scrollWidth + ">" + w);
+      root.setAttribute("data-probe-overflow", over.join(", "));
+      root.setAttribute("data-probe-done", "1");
+    }, 50);
+  });
+})();
+"#;
+
+/// Copy `site` to a new folder and load `probe.js` first in every page.
+pub fn probed_copy(site: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (rel, bytes) in read_tree(site) {
+        let dest = dir.path().join(&rel);
+        std::fs::create_dir_all(dest.parent().expect("parent")).expect("mkdir");
+        let bytes = if rel.ends_with(".html") {
+            let root = "../".repeat(rel.matches('/').count());
+            let html = String::from_utf8_lossy(&bytes).replacen(
+                "<head>",
+                &format!("<head><script src=\"{root}static/probe.js\"></script>"),
+                1,
+            );
+            html.into_bytes()
+        } else {
+            bytes
+        };
+        std::fs::write(dest, bytes).expect("write");
+    }
+    std::fs::write(dir.path().join("static/probe.js"), PROBE_JS).expect("probe");
+    dir
+}
+
+/// The value of `data-probe-<name>` in a dumped DOM.
+pub fn probe(dom: &str, name: &str) -> Option<String> {
+    let key = format!("data-probe-{name}=\"");
+    let start = dom.find(&key)? + key.len();
+    let end = dom[start..].find('"')? + start;
+    Some(dom[start..end].to_string())
+}
