@@ -6,6 +6,7 @@
 #   bash benches/run.sh --big                     # add 3GB + one 1GB session file (peak RSS case)
 #   bash benches/run.sh --compare                 # add claude-code-log on the 100MB data
 #   bash benches/run.sh --keep                    # keep the built sites under target/bench-out
+#   bash benches/run.sh --runs 3                  # cold builds and rg runs per size (default 2)
 #
 # What it does, for each size:
 #   1. builds ccwiki and the corpus generator in release mode (once);
@@ -13,7 +14,7 @@
 #      complete: a stamp beside the directory, never inside it);
 #   3. cold build: the output directory is removed first, then
 #      `ccwiki build --source DIR --out OUT --quiet` under /usr/bin/time -v;
-#      run twice, the faster wall time is reported, with the higher peak RSS;
+#      run twice (--runs), the faster wall time is reported, with the higher peak RSS;
 #   4. one `--timings` build (cold as well) to print ccwiki's per-phase times;
 #   5. rebuild after one new session: copies a median-sized session file of
 #      the data to a new uuid (the session id inside rewritten too), builds
@@ -49,6 +50,7 @@ while [ $# -gt 0 ]; do
         --keep) KEEP=1; shift ;;
         --compare) COMPARE=1; shift ;;
         --big) BIG=1; shift ;;
+        --runs) RUNS="${2:?--runs needs a number}"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -84,6 +86,11 @@ need_apt() { # need_apt COMMAND PACKAGE
 [ -x /usr/bin/time ] || need_apt /usr/bin/time time
 need_apt rg ripgrep
 
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
+    say "warning: load average is $load: something else is using the CPU, figures will be noisy"
+fi
+
 say "== building ccwiki and the generator (release)"
 cargo build --release --example gen_corpus
 cargo build --release
@@ -100,12 +107,13 @@ GEN="$TMP/gen_corpus"
 measure() {
     local log="$1"; shift
     local tf="$TMP/time.txt"
+    local t0 t1
     RC=0
+    t0=$EPOCHREALTIME
     /usr/bin/time -v -o "$tf" "$@" >"$log" 2>&1 || RC=$?
-    WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ {
-            n = split($2, p, ":"); s = 0
-            for (i = 1; i <= n; i++) s = s * 60 + p[i]
-            printf "%.2f", s }' "$tf")
+    t1=$EPOCHREALTIME
+    # Wall time from the shell's clock (microseconds; /usr/bin/time rounds to 10 ms).
+    WALL=$(awk -v a="${t0/,/.}" -v b="${t1/,/.}" 'BEGIN { printf "%.3f", b - a }')
     RSS_MB=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$tf")
 }
 

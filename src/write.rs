@@ -73,6 +73,7 @@ pub fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<Written, Er
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
     }
+    remove_stale_staging(out);
     let staging = sibling(out, "new");
     if staging.exists() {
         fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
@@ -83,6 +84,37 @@ pub fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<Written, Er
         let _ = fs::remove_dir_all(&staging);
     }
     result
+}
+
+/// Remove staging folders that a killed build left beside `out`: only ours
+/// (they hold the marker) and only when the process that made them is gone.
+fn remove_stale_staging(out: &Path) {
+    let Some(name) = out.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.filter_map(Result::ok) {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file
+            .strip_prefix(&format!(".{name}.ccwiki-new-"))
+            .or_else(|| file.strip_prefix(&format!(".{name}.ccwiki-old-")))
+        else {
+            continue;
+        };
+        let alive = rest
+            .parse::<u32>()
+            .map(|pid| pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists())
+            .unwrap_or(true);
+        if !alive && cfg!(target_os = "linux") && e.path().join(MARKER).is_file() {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 fn stage(staging: &Path, files: &[(String, Vec<u8>)]) -> Result<Written, Error> {

@@ -1467,6 +1467,7 @@ fn no_page_runs_anything_in_chromium() {
             let (tags, scan_problems) = scan(panel);
             problems.extend(scan_problems.into_iter().map(|p| format!("{label}: {p}")));
             let mut titles = 0;
+            let mut marks = 0;
             for t in tags.iter().filter(|t| !t.closing) {
                 if !["div", "p", "ol", "li", "a", "mark"].contains(&t.name.as_str()) {
                     problems.push(format!("{label}: <{}> in the results panel", t.name));
@@ -1475,6 +1476,9 @@ fn no_page_runs_anything_in_chromium() {
                     if !["class", "id", "href", "role", "hidden"].contains(&name) {
                         problems.push(format!("{label}: attribute {name} in the results panel"));
                     }
+                }
+                if t.name == "mark" {
+                    marks += 1;
                 }
                 if t.name == "a" {
                     let href = t.attr("href").unwrap_or("");
@@ -1489,8 +1493,10 @@ fn no_page_runs_anything_in_chromium() {
                 }
             }
             // Words and payloads alike find pages: the payloads are in the index as text.
-            if titles == 0 {
-                problems.push(format!("{label}: no result-title links: {panel}"));
+            if titles == 0 || marks == 0 {
+                problems.push(format!(
+                    "{label}: no result-title links or no <mark>: {panel}"
+                ));
             }
         }
     }
