@@ -19,7 +19,7 @@
 #   5. rebuild after one new session: copies a median-sized session file of
 #      the data to a new uuid (the session id inside rewritten too), builds
 #      into the existing site, then deletes the copy so the data stays pristine;
-#   6. the floor: `rg -c '"type"'` over the same directory (best of two).
+#   6. the floor: `rg -c '"type"'` over the same directory (best of --runs).
 # "Cold" means no previous output; the OS page cache is NOT dropped (the data
 # was just generated or read, so it is in memory: these are CPU figures).
 #
@@ -123,7 +123,7 @@ mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", b / 1e6 / s;
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f×", a / b; else print "-" }'; }
 
 transcript_bytes() { # bytes of the .jsonl files under DIR/projects
-    find "$1/projects" -type f -name '*.jsonl' -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }'
+    find "$1/projects" -type f -name '*.jsonl' -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 
 # ensure_data LABEL GEN-ARGS...: generate target/bench-data/LABEL unless a
@@ -285,7 +285,7 @@ fi
 # ------------------------------------------------------------------ report
 
 echo
-echo "## ccwiki benchmark ($(nproc) cores, $(date -u +%Y-%m-%d))"
+echo "## ccwiki benchmark ($(nproc) cores, $(date -u +%Y-%m-%d), load average $load at start, $(cut -d' ' -f1 /proc/loadavg) at end)"
 echo
 echo "| size | bytes | ccwiki cold s | MB/s | peak RSS MB | rebuild s | rg s | ratio |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"

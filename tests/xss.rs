@@ -96,9 +96,15 @@ const MARKDOWN_PAYLOADS: &[&str] = &[
     r#"*<img src=x onerror=alert(1)>* emphasis"#,
     r#"[<script>alert(1)</script>](#x) link text"#,
     r#"&lt;script&gt;alert(1)&lt;/script&gt; entities"#,
+    r#"[md backslash](javascript\:alert(1))"#,
+    r#"[md spaces](  javascript:alert(1)  )"#,
+    r#"[md nested [brackets]](javascript:alert(1))"#,
+    "[md ref title][r2]\n\n[r2]: <javascript:alert(1)> \"title\"",
+    r#"<JAVASCRIPT:alert(1)>"#,
+    r#"[md internal](@/javascript:alert(1))"#,
 ];
 
-/// Every payload as one Markdown document, blank-line separated.
+/// Every payload, HTML first.
 fn all_payloads() -> Vec<&'static str> {
     HTML_PAYLOADS
         .iter()
@@ -902,9 +908,10 @@ fn every_output_file_is_inert() {
     let tmp = tempfile::tempdir().unwrap();
     let (site, report) = build_site(tmp.path());
     // The payloads reached the site: otherwise the checks below prove nothing.
-    assert!(report.projects >= 4, "projects: {report:?}");
-    assert!(report.sessions >= 5, "sessions: {report:?}");
-    assert!(report.memories >= 10, "memories: {report:?}");
+    // (Counts of the committed fixture alone; the hostile file names add more.)
+    assert!(report.projects >= 3, "projects: {report:?}");
+    assert!(report.sessions >= 4, "sessions: {report:?}");
+    assert!(report.memories >= 7, "memories: {report:?}");
     assert!(report.subagents >= 2, "sub-agents: {report:?}");
 
     let files = files_under(&site);
@@ -1144,10 +1151,18 @@ const PROBE_JS: &str = r#"(function () {
   "use strict";
   var root = document.documentElement;
   root.setAttribute("data-probe", "ready");
+  var seen = {};
   function pwn(why) {
+    why = String(why).slice(0, 200);
     root.setAttribute("data-pwned", "1");
+    if (seen[why]) return;
+    seen[why] = 1;
     var log = root.getAttribute("data-pwned-why") || "";
-    if (log.length < 4000) root.setAttribute("data-pwned-why", log + String(why).slice(0, 200) + " | ");
+    if (log.length < 4000) root.setAttribute("data-pwned-why", log + why + " | ");
+  }
+  // The scheme a browser would use for a URL attribute, after resolving it.
+  function scheme(value) {
+    try { return new URL(value, document.baseURI).protocol; } catch (e) { return ""; }
   }
   ["alert", "confirm", "prompt", "print", "open"].forEach(function (n) {
     try {
@@ -1188,7 +1203,7 @@ const PROBE_JS: &str = r#"(function () {
       var name = a.name.toLowerCase();
       if (name.indexOf("on") === 0) pwn("handler " + name + " on <" + tag + ">");
       if (name === "style") pwn("style attribute on <" + tag + ">");
-      if (URLS[name] && /(javascript|vbscript|data):/i.test(a.value.replace(/[\s\u0000-\u001f]/g, ""))) {
+      if (URLS[name] && /^(javascript|vbscript|data):$/.test(scheme(a.value))) {
         pwn(name + "=" + a.value + " on <" + tag + ">");
       }
     }

@@ -1,0 +1,192 @@
+//! Themes people customise: bundled themes, one-template overrides that
+//! extend the original, eject, and the command line around them.
+
+mod common;
+
+use std::path::Path;
+
+fn build(out: &Path, theme: &str, site_dir: Option<&Path>) {
+    let mut opts = ccwiki::BuildOptions::new(vec![common::demo()], out.to_path_buf());
+    opts.theme = theme.to_string();
+    opts.site_dir = site_dir.map(Path::to_path_buf);
+    ccwiki::build(&opts).expect("builds");
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn every_bundled_theme_builds_the_demo_with_its_own_stylesheet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut sheets = Vec::new();
+    for theme in ccwiki::theme::list(None) {
+        let out = tmp.path().join(&theme.name);
+        build(&out, &theme.name, None);
+        let files = common::read_tree(&out);
+        assert!(files.len() > 30, "{}: {} files", theme.name, files.len());
+        let css = files.get("static/style.css").expect("stylesheet");
+        let own = theme
+            .static_files()
+            .into_iter()
+            .find(|(p, _)| p == "static/style.css")
+            .unwrap()
+            .1;
+        assert_eq!(css, &own, "{} ships its own stylesheet", theme.name);
+        sheets.push(css.clone());
+    }
+    assert!(sheets.len() >= 2 && sheets[0] != sheets[1], "themes differ");
+}
+
+#[test]
+fn eject_then_build_gives_the_same_bytes() {
+    for name in ["default", "docs"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let bundled = tmp.path().join("bundled");
+        build(&bundled, name, None);
+        let repo = tmp.path().join("repo");
+        ccwiki::theme::eject(name, &repo.join("themes").join(name)).unwrap();
+        let ejected = tmp.path().join("ejected");
+        build(&ejected, name, Some(&repo));
+        assert_eq!(
+            common::read_tree(&bundled),
+            common::read_tree(&ejected),
+            "{name}"
+        );
+        // And the ejected copy is really used: edit it, see the change.
+        write(
+            &repo.join("themes").join(name).join("static/style.css"),
+            "body{}",
+        );
+        build(&ejected, name, Some(&repo));
+        assert_eq!(
+            std::fs::read_to_string(ejected.join("static/style.css")).unwrap(),
+            "body{}"
+        );
+    }
+}
+
+#[test]
+fn one_template_override_extends_the_original() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    build(&plain, "default", None);
+    let repo = tmp.path().join("repo");
+    write(
+        &repo.join("templates/session.html"),
+        "{% extends \"ccwiki/session.html\" %}{% block title %}Transcript · {{ page.title }}{% endblock title %}",
+    );
+    write(&repo.join("static/extra.css"), "/* mine */");
+    let custom = tmp.path().join("custom");
+    build(&custom, "default", Some(&repo));
+    let (a, b) = (common::read_tree(&plain), common::read_tree(&custom));
+    let session = "sessions/a8e4f019/index.html";
+    let page = String::from_utf8_lossy(&b[session]).into_owned();
+    assert!(page.contains("<title>Transcript · "), "override used");
+    assert!(
+        page.contains("class=\"turn prompt\""),
+        "the rest of the original is kept"
+    );
+    assert_eq!(a["index.html"], b["index.html"], "other pages unchanged");
+    assert_eq!(b["static/extra.css"], b"/* mine */");
+    let changed: Vec<&String> = a.keys().filter(|k| a[*k] != b[*k]).collect();
+    assert!(
+        changed
+            .iter()
+            .all(|k| k.starts_with("sessions/") && *k != "sessions/index.html"),
+        "{changed:?}"
+    );
+}
+
+#[test]
+fn a_local_theme_layers_over_the_built_ins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    write(
+        &repo.join("themes/mine/theme.toml"),
+        "name = \"mine\"\ndescription = \"Mine.\"\n",
+    );
+    write(
+        &repo.join("themes/mine/static/style.css"),
+        "main{color:red}",
+    );
+    write(
+        &repo.join("themes/mine/templates/base.html"),
+        "{% extends \"ccwiki/base.html\" %}{% block head %}<link rel=\"stylesheet\" href=\"{{ root }}static/mine.css\">{% endblock head %}",
+    );
+    write(&repo.join("themes/mine/static/mine.css"), "p{}");
+    let out = tmp.path().join("site");
+    build(&out, "mine", Some(&repo));
+    let files = common::read_tree(&out);
+    assert_eq!(files["static/style.css"], b"main{color:red}");
+    let about = String::from_utf8_lossy(&files["about/index.html"]).into_owned();
+    assert!(
+        about.contains("href=\"../static/mine.css\""),
+        "theme template used, root resolved"
+    );
+    assert!(about.contains("About you"), "built-in page content kept");
+    let names: Vec<String> = ccwiki::theme::list(Some(&repo))
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, vec!["default", "docs", "mine"]);
+}
+
+#[test]
+fn unknown_theme_and_bad_config_are_usage_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ccwiki"))
+            .args(args)
+            .current_dir(tmp.path())
+            .output()
+            .unwrap()
+    };
+    let demo = common::demo();
+    let demo = demo.to_str().unwrap();
+    let out = run(&["build", "--source", demo, "--theme", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("theme list"));
+    std::fs::write(
+        tmp.path().join("ccwiki.toml"),
+        "title = \"x\"\nthemes = \"docs\"\n",
+    )
+    .unwrap();
+    let out = run(&["build", "--source", demo]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ccwiki.toml") && err.contains("line 2") && err.contains("themes"),
+        "{err}"
+    );
+    std::fs::write(
+        tmp.path().join("ccwiki.toml"),
+        "title = \"From config\"\ntheme = \"docs\"\nout = \"public\"\n[extra]\nauthor = \"Dana\"\n",
+    )
+    .unwrap();
+    let out = run(&["build", "--source", demo, "--title", "From flag"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let home = std::fs::read_to_string(tmp.path().join("public/index.html")).unwrap();
+    assert!(home.contains("From flag"), "flags override the file");
+    let css = std::fs::read(tmp.path().join("public/static/style.css")).unwrap();
+    let docs = ccwiki::theme::resolve("docs", None).unwrap().static_files();
+    assert_eq!(
+        css,
+        docs.iter()
+            .find(|(p, _)| p == "static/style.css")
+            .unwrap()
+            .1,
+        "theme from the file"
+    );
+    let out = run(&["theme", "list"]);
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        list.lines().next().unwrap().starts_with("default\t"),
+        "{list}"
+    );
+}
