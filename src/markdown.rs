@@ -57,7 +57,13 @@ pub fn render(text: &str, root: &str) -> String {
 /// Keep http(s), mailto, fragments and relative links; resolve `@/`; drop the rest.
 fn safe_url<'a>(url: CowStr<'a>, root: &str) -> CowStr<'a> {
     if let Some(internal) = url.strip_prefix("@/") {
-        return CowStr::from(format!("{root}{internal}"));
+        // Only a plain relative path is an internal link: no scheme, no host.
+        let plain = !internal.starts_with(['/', '\\']) && !internal.contains(':');
+        return if plain && is_safe_url(internal) {
+            CowStr::from(format!("{root}{internal}"))
+        } else {
+            CowStr::from("#")
+        };
     }
     if is_safe_url(&url) {
         url
@@ -134,5 +140,15 @@ mod tests {
         );
         let h = render("[skill](@/skills/x/index.html)", "../../");
         assert!(h.contains("href=\"../../skills/x/index.html\""), "{h}");
+        for evil in [
+            "[x](@/javascript:alert(1))",
+            "[x](@//evil.example/x)",
+            "[x](@/\\\\evil/x)",
+        ] {
+            for root in ["", "../"] {
+                let h = render(evil, root);
+                assert!(h.contains("href=\"#\""), "{evil} -> {h}");
+            }
+        }
     }
 }
