@@ -4,29 +4,13 @@
 //!
 //!     CCWIKI_BLESS=1 cargo test --test example_output
 
-use std::collections::BTreeMap;
+mod common;
+
+use common::read_tree;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .map(|e| e.expect("walk output"))
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let rel = e
-                .path()
-                .strip_prefix(dir)
-                .expect("inside")
-                .to_string_lossy()
-                .replace('\\', "/");
-            (rel, std::fs::read(e.path()).expect("read output file"))
-        })
-        .collect()
 }
 
 fn build_demo(out: &Path) {

@@ -22,6 +22,8 @@
 //! Needs Chromium for the browser test (`apt-get install chromium`, or set
 //! `CCWIKI_CHROMIUM`).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -1235,23 +1237,7 @@ const PROBE_JS: &str = r#"(function () {
 })();
 "#;
 
-fn chromium() -> PathBuf {
-    if let Some(p) = std::env::var_os("CCWIKI_CHROMIUM") {
-        return PathBuf::from(p);
-    }
-    for p in [
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-    ] {
-        if Path::new(p).exists() {
-            return PathBuf::from(p);
-        }
-    }
-    panic!(
-        "the XSS browser test needs Chromium: apt-get install chromium (or set CCWIKI_CHROMIUM)"
-    );
-}
+use common::chromium;
 
 /// The DOM of `url` after its scripts ran.
 fn dump_dom(url: &str) -> String {
