@@ -31,6 +31,8 @@ pub struct BuildOptions {
     pub site_dir: Option<PathBuf>,
     /// Free values for templates (`site.extra`).
     pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Keep an incremental cache beside the output (on by default).
+    pub cache: bool,
 }
 
 impl BuildOptions {
@@ -47,6 +49,7 @@ impl BuildOptions {
             base_path: "/".to_string(),
             site_dir: None,
             extra: serde_json::Map::new(),
+            cache: true,
         }
     }
 }
@@ -66,6 +69,10 @@ pub struct BuildReport {
     pub assistant_turns: u64,
     pub pages: usize,
     pub files_written: usize,
+    /// Files whose bytes did not change, kept from the previous site.
+    pub files_unchanged: usize,
+    /// How the incremental cache served the transcripts.
+    pub cache: crate::cache::CacheStats,
     pub bytes_written: u64,
     pub transcript_bytes: u64,
     pub lines: u64,
@@ -128,7 +135,15 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.transcript_bytes = sources.transcript_bytes();
 
     let triaged = timed(&mut report, "triage", || triage::triage(&sources.roots));
-    let extracted = timed(&mut report, "extract", || extract::extract(&sources.roots));
+    let mut cache = if opts.cache {
+        crate::cache::Cache::open(&opts.out)
+    } else {
+        crate::cache::Cache::disabled()
+    };
+    let extracted = timed(&mut report, "extract", || {
+        extract::extract_cached(&sources.roots, &mut cache)
+    });
+    report.cache = cache.stats;
     report.lines = extracted.lines;
     report.skips.extend(triaged.skips);
     report.skips.extend(extracted.skips);
@@ -169,10 +184,13 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
 
     let files = timed(&mut report, "render", || render::render(&site, &renderer))?;
     let written = timed(&mut report, "write", || {
-        write::write_site(&opts.out, &files)
+        write::write_site(&opts.out, &files, cache.pages())
     })?;
     report.files_written = written.files;
+    report.files_unchanged = written.unchanged;
     report.bytes_written = written.bytes;
+    cache.set_pages(written.manifest);
+    timed(&mut report, "cache", || cache.save());
     report.skips.sort();
     report.skips.dedup();
     Ok(report)

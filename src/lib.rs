@@ -15,6 +15,7 @@
 
 pub mod assemble;
 pub mod build;
+pub mod cache;
 pub mod config;
 pub mod discover;
 pub mod error;

@@ -118,6 +118,9 @@ struct BuildArgs {
     /// Print the time each phase took.
     #[arg(long)]
     timings: bool,
+    /// Ignore and do not keep the incremental cache (a cold build).
+    #[arg(long)]
+    no_cache: bool,
     /// List every skipped line and file, not just the first few.
     #[arg(long, short = 'v')]
     verbose: bool,
@@ -298,6 +301,7 @@ fn run_build(args: BuildArgs) -> ExitCode {
         opts.base_path = b;
     }
     opts.redact = !args.no_redact && c.redact.unwrap_or(true);
+    opts.cache = !args.no_cache;
     opts.exclude = c.exclude.clone();
     opts.exclude.extend(args.exclude_project.iter().cloned());
     opts.extra_patterns = c
@@ -334,12 +338,20 @@ fn print_summary(r: &BuildReport, args: &BuildArgs, out: &std::path::Path, redac
         r.projects, r.sessions, r.subagents, r.memories, r.prompts
     );
     println!(
-        "  read {:.1} MB of transcripts ({} lines); wrote {} files, {:.1} MB",
+        "  {:.1} MB of transcripts ({} lines); {} files, {:.1} MB, {} unchanged since the last build",
         r.transcript_bytes as f64 / 1e6,
         r.lines,
         r.files_written,
-        r.bytes_written as f64 / 1e6
+        r.bytes_written as f64 / 1e6,
+        r.files_unchanged
     );
+    let c = r.cache;
+    if c.reused + c.resumed > 0 {
+        println!(
+            "  cache: {} transcripts unchanged, {} read from where they grew, {} read in full",
+            c.reused, c.resumed, c.read
+        );
+    }
     if r.excluded > 0 {
         println!("  {} sessions and memories left out by exclude", r.excluded);
     }

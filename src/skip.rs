@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// One thing the build could not use. Never fatal.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Skip {
     /// The file concerned.
     pub file: PathBuf,

@@ -125,7 +125,7 @@ fn strip_context(text: &str) -> String {
 }
 
 /// Accumulates one conversation's turns and counts.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Conversation {
     pub turns: Vec<Turn>,
     by_message_id: HashMap<String, usize>,

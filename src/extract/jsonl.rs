@@ -10,7 +10,7 @@ use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 /// What happened to one line, for the caller's bookkeeping.
@@ -21,22 +21,39 @@ pub struct Line<'a> {
     pub text: Cow<'a, str>,
     /// True for the final line when the file does not end with a newline.
     pub unterminated: bool,
+    /// Byte offset just past this line (and its newline).
+    pub end: u64,
 }
 
-/// Read `path` line by line, calling `f` for each non-blank line.
-/// Returns the number of lines read, or the I/O error that stopped the read.
-pub fn for_each_line(path: &Path, mut f: impl FnMut(Line<'_>)) -> std::io::Result<u64> {
-    let file = File::open(path)?;
+/// Where a read starts: a byte offset at a line start, and the lines before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Position {
+    pub offset: u64,
+    pub line: u64,
+}
+
+/// Read `path` line by line from `start`, calling `f` for each non-blank
+/// line. Returns the position at the end of the file.
+pub fn read_lines(
+    path: &Path,
+    start: Position,
+    mut f: impl FnMut(Line<'_>),
+) -> std::io::Result<Position> {
+    let mut file = File::open(path)?;
+    if start.offset > 0 {
+        file.seek(SeekFrom::Start(start.offset))?;
+    }
     let mut reader = BufReader::with_capacity(1 << 18, file);
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
-    let mut number = 0u64;
+    let mut pos = start;
     loop {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf)?;
         if n == 0 {
-            return Ok(number);
+            return Ok(pos);
         }
-        number += 1;
+        pos.line += 1;
+        pos.offset += n as u64;
         let unterminated = buf.last() != Some(&b'\n');
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
@@ -44,17 +61,27 @@ pub fn for_each_line(path: &Path, mut f: impl FnMut(Line<'_>)) -> std::io::Resul
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let text = String::from_utf8_lossy(&buf);
+        // Fast path: valid UTF-8 (nearly every line) is checked with SIMD.
+        let text = match simdutf8::basic::from_utf8(&buf) {
+            Ok(t) => Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(&buf),
+        };
         f(Line {
-            number,
+            number: pos.line,
             text,
             unterminated,
+            end: pos.offset,
         });
         // Give back memory after a giant line so one 500 MB line does not pin it.
         if buf.capacity() > 1 << 24 {
             buf = Vec::with_capacity(1 << 16);
         }
     }
+}
+
+/// Read a whole file line by line; returns the number of lines.
+pub fn for_each_line(path: &Path, f: impl FnMut(Line<'_>)) -> std::io::Result<u64> {
+    read_lines(path, Position::default(), f).map(|p| p.line)
 }
 
 /// Parse one JSON line into `T`, repairing lone surrogate escapes on a second try.

@@ -13,7 +13,7 @@ mod record;
 mod transcript;
 
 pub use conversation::{classify_user_text, UserLine};
-pub use transcript::{read_transcript, FileDigest};
+pub use transcript::{read_transcript, FileDigest, ReaderState};
 
 use crate::discover::Root;
 use crate::model::{HistoryEntry, Session, SessionStart, Turn};
@@ -36,6 +36,11 @@ pub struct Extracted {
 
 /// Read every transcript, history and session-start file of every root.
 pub fn extract(roots: &[Root]) -> Extracted {
+    extract_cached(roots, &mut crate::cache::Cache::disabled())
+}
+
+/// [`extract`], served from and feeding `cache`.
+pub fn extract_cached(roots: &[Root], cache: &mut crate::cache::Cache) -> Extracted {
     let mut files: Vec<_> = roots
         .iter()
         .flat_map(|r| r.transcripts.iter().map(move |t| (r.index, t)))
@@ -46,10 +51,16 @@ pub fn extract(roots: &[Root]) -> Extracted {
             .cmp(&a.1.size)
             .then_with(|| a.1.path.cmp(&b.1.path))
     });
-    let mut digests: Vec<FileDigest> = files
+    let shared: &crate::cache::Cache = cache;
+    let results: Vec<_> = files
         .par_iter()
-        .map(|(root, tf)| read_transcript(*root, tf))
+        .map(|(root, tf)| shared.read(*root, tf))
         .collect();
+    let mut digests: Vec<FileDigest> = Vec::with_capacity(results.len());
+    for (digest, entry, served) in results {
+        cache.keep(entry, served);
+        digests.push(digest);
+    }
     digests.sort_by(|a, b| a.root.cmp(&b.root).then_with(|| a.file.cmp(&b.file)));
 
     let mut out = Extracted::default();

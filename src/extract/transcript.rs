@@ -1,18 +1,19 @@
 //! Reading one transcript file into the sessions (or the sub-agent) it holds.
 
 use super::conversation::Conversation;
-use super::jsonl::{for_each_line, parse_line};
+use super::jsonl::{parse_line, read_lines, Position};
 use super::record::{Message, Record};
 use crate::discover::{FileRole, TranscriptFile};
 use crate::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Titles};
 use crate::skip::Skip;
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One session's share of one file.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct SessionPart {
     pub id: String,
     pub cwd: Option<String>,
@@ -27,7 +28,7 @@ pub struct SessionPart {
 }
 
 /// Everything one transcript file yielded.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct FileDigest {
     pub root: usize,
     pub file: PathBuf,
@@ -56,82 +57,134 @@ fn parse_ts(s: Option<&str>) -> Option<DateTime<Utc>> {
         .map(|d| d.with_timezone(&Utc))
 }
 
-/// Read one transcript file, streaming.
-pub fn read_transcript(root: usize, tf: &TranscriptFile) -> FileDigest {
-    let mut d = FileDigest {
-        root,
-        file: tf.path.clone(),
-        project_dir: tf.project_dir.clone(),
-        ..FileDigest::default()
-    };
-    let stem = tf
-        .path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("session")
-        .to_string();
-    let is_agent_file = matches!(tf.role, FileRole::Subagent { .. });
-    // For agent files: one conversation, and the parent session id seen in its lines.
-    let mut agent_conv = Conversation::default();
-    let mut agent_parent: Option<String> = None;
-    let mut agent_cwd: Option<String> = None;
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut current: Option<usize> = None;
-    let mut pending_error: Option<Skip> = None;
+/// The state of reading one file, kept in the cache so that a file that
+/// grew is read only from where the last build stopped.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct ReaderState {
+    pub digest: FileDigest,
+    index: HashMap<String, usize>,
+    current: Option<usize>,
+    /// Agent files: one conversation, and the session id seen in its lines.
+    agent_conv: Conversation,
+    agent_parent: Option<String>,
+    agent_cwd: Option<String>,
+    /// Where the next read starts: just past the last complete line.
+    pub position: (u64, u64),
+}
 
-    let result = for_each_line(&tf.path, |line| {
-        // A bad line followed by more lines is malformed; a bad last line is a live write.
-        if let Some(s) = pending_error.take() {
-            d.skips.push(s);
+impl ReaderState {
+    /// A fresh state for `tf`.
+    pub fn new(root: usize, tf: &TranscriptFile) -> ReaderState {
+        ReaderState {
+            digest: FileDigest {
+                root,
+                file: tf.path.clone(),
+                project_dir: tf.project_dir.clone(),
+                ..FileDigest::default()
+            },
+            ..ReaderState::default()
         }
-        let mut repaired = None;
-        let rec: Record<'_> = match parse_line(&line.text, &mut repaired) {
-            Ok(r) => r,
-            Err(e) => {
-                let reason = if line.unterminated {
-                    "incomplete last line (file still being written?)".to_string()
-                } else {
-                    format!("malformed JSON: {e}")
-                };
-                pending_error = Some(Skip::line(&tf.path, line.number, reason));
-                return;
-            }
+    }
+
+    /// Read `tf` from where this state stopped to the end. Returns the skip
+    /// for an incomplete last line, which is not consumed: the next build
+    /// reads it again, complete by then.
+    pub fn read(&mut self, tf: &TranscriptFile) -> Option<Skip> {
+        let stem = tf
+            .path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("session")
+            .to_string();
+        let is_agent_file = matches!(tf.role, FileRole::Subagent { .. });
+        let mut tail: Option<Skip> = None;
+        let start = Position {
+            offset: self.position.0,
+            line: self.position.1,
         };
+        let mut consumed = start;
+        let result = read_lines(&tf.path, start, |line| {
+            let mut repaired = None;
+            let rec: Record<'_> = match parse_line(&line.text, &mut repaired) {
+                Ok(r) => r,
+                Err(e) => {
+                    if line.unterminated {
+                        tail = Some(Skip::line(
+                            &tf.path,
+                            line.number,
+                            "incomplete last line (file still being written?)",
+                        ));
+                    } else {
+                        self.digest.skips.push(Skip::line(
+                            &tf.path,
+                            line.number,
+                            format!("malformed JSON: {e}"),
+                        ));
+                        consumed = Position {
+                            offset: line.end,
+                            line: line.number,
+                        };
+                    }
+                    return;
+                }
+            };
+            consumed = Position {
+                offset: line.end,
+                line: line.number,
+            };
+            self.record(&tf.path, &stem, is_agent_file, line.number, &rec);
+        });
+        if let Err(e) = result {
+            self.digest
+                .skips
+                .push(Skip::file(&tf.path, format!("cannot read: {e}")));
+        }
+        self.position = (consumed.offset, consumed.line);
+        self.digest.lines = consumed.line;
+        tail
+    }
+
+    fn record(
+        &mut self,
+        path: &Path,
+        stem: &str,
+        is_agent_file: bool,
+        number: u64,
+        rec: &Record<'_>,
+    ) {
         let kind = rec.kind.as_deref().unwrap_or("");
         let ts = parse_ts(rec.timestamp.as_deref());
-
         if is_agent_file {
-            if agent_parent.is_none() {
-                agent_parent = rec.session_id.0.clone();
+            if self.agent_parent.is_none() {
+                self.agent_parent = rec.session_id.0.clone();
             }
-            if agent_cwd.is_none() {
-                agent_cwd = rec.cwd.0.clone();
+            if self.agent_cwd.is_none() {
+                self.agent_cwd = rec.cwd.0.clone();
             }
-            if let Err(reason) = apply(&mut agent_conv, &rec, kind, ts) {
-                d.skips.push(Skip::line(&tf.path, line.number, reason));
+            if let Err(reason) = apply(&mut self.agent_conv, rec, kind, ts) {
+                self.digest.skips.push(Skip::line(path, number, reason));
             }
             return;
         }
-
+        let d = &mut self.digest;
         if kind == "summary" {
             if let Some(text) = rec.summary.0.clone() {
                 match rec.leaf_uuid.as_deref() {
                     Some(leaf) => d.summaries.push((uuid_hash(leaf), text)),
                     None => {
-                        let p = part(&mut d.parts, &mut index, &mut current, None, &stem);
+                        let p = part(&mut d.parts, &mut self.index, &mut self.current, None, stem);
                         p.titles.summary.get_or_insert(text);
                     }
                 }
             }
             return;
         }
-
         let p = part(
             &mut d.parts,
-            &mut index,
-            &mut current,
+            &mut self.index,
+            &mut self.current,
             rec.session_id.as_deref(),
-            &stem,
+            stem,
         );
         match kind {
             "custom-title" => {
@@ -169,53 +222,57 @@ pub fn read_transcript(root: usize, tf: &TranscriptFile) -> FileDigest {
             p.entrypoint = rec.entrypoint.0.clone();
         }
         let conv = if rec.is_sidechain.is_true() {
-            inline_agent(p, &rec)
+            inline_agent(p, rec)
         } else {
             &mut p.conv
         };
-        if let Err(reason) = apply(conv, &rec, kind, ts) {
-            d.skips.push(Skip::line(&tf.path, line.number, reason));
+        if let Err(reason) = apply(conv, rec, kind, ts) {
+            d.skips.push(Skip::line(path, number, reason));
         }
-    });
-    if let Some(s) = pending_error.take() {
-        d.skips.push(s);
     }
-    match result {
-        Ok(n) => d.lines = n,
-        Err(e) => d
-            .skips
-            .push(Skip::file(&tf.path, format!("cannot read: {e}"))),
-    }
-    if let FileRole::Subagent {
-        agent_id,
-        parent,
-        layout,
-        role,
-        meta,
-    } = &tf.role
-    {
-        let (agent_type, description) = meta.as_ref().map(read_meta).unwrap_or_default();
-        agent_conv.finish();
-        let parent = parent.clone().or(agent_parent);
-        d.subagent = Some((
+
+    /// The finished digest; `tail` is the skip for an incomplete last line.
+    pub fn into_digest(mut self, tf: &TranscriptFile, tail: Option<Skip>) -> FileDigest {
+        let mut d = self.digest;
+        d.skips.extend(tail);
+        if let FileRole::Subagent {
+            agent_id,
             parent,
-            agent_cwd,
-            Subagent {
-                id: agent_id.clone(),
-                layout: *layout,
-                role: *role,
-                agent_type,
-                description,
-                started: agent_conv.first,
-                assistant_turns: agent_conv.assistant_turns,
-                turns: agent_conv.turns,
-            },
-        ));
+            layout,
+            role,
+            meta,
+        } = &tf.role
+        {
+            let (agent_type, description) = meta.as_ref().map(read_meta).unwrap_or_default();
+            self.agent_conv.finish();
+            let parent = parent.clone().or(self.agent_parent);
+            d.subagent = Some((
+                parent,
+                self.agent_cwd,
+                Subagent {
+                    id: agent_id.clone(),
+                    layout: *layout,
+                    role: *role,
+                    agent_type,
+                    description,
+                    started: self.agent_conv.first,
+                    assistant_turns: self.agent_conv.assistant_turns,
+                    turns: self.agent_conv.turns,
+                },
+            ));
+        }
+        for p in &mut d.parts {
+            p.conv.finish();
+        }
+        d
     }
-    for p in &mut d.parts {
-        p.conv.finish();
-    }
-    d
+}
+
+/// Read one transcript file, streaming, from the start.
+pub fn read_transcript(root: usize, tf: &TranscriptFile) -> FileDigest {
+    let mut state = ReaderState::new(root, tf);
+    let tail = state.read(tf);
+    state.into_digest(tf, tail)
 }
 
 /// Apply one user/assistant/system record to a conversation.

@@ -1,0 +1,314 @@
+//! The incremental cache, kept beside the output in `.<out>.ccwiki-cache/`.
+//!
+//! For each transcript it keeps the file's identity (size, modification
+//! time, inode, a hash of its first 4 KB) and the reader's state after the
+//! last complete line. On the next build an unchanged file is not read at
+//! all, a file that only grew is read from where the last build stopped,
+//! and anything else is read again from the start. For each page it keeps a
+//! hash of the bytes written, so that unchanged pages are hard-linked from
+//! the previous site (keeping their modification time) instead of rewritten.
+//!
+//! The cache is an optimisation only: a missing, unreadable or outdated
+//! cache means a cold build, never an error.
+
+use crate::discover::TranscriptFile;
+use crate::extract::{FileDigest, ReaderState};
+use crate::skip::Skip;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// Bump when the cached structures change shape.
+const FORMAT: u32 = 1;
+const PROBE: u64 = 4096;
+
+/// A hash of bytes, the same on every run (SipHash with fixed keys).
+pub fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// What identifies a file's content without reading it all.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Identity {
+    size: u64,
+    modified: (i64, u32),
+    inode: u64,
+    head: u64,
+}
+
+fn identity(path: &Path) -> Option<Identity> {
+    let meta = std::fs::metadata(path).ok()?;
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| (d.as_secs() as i64, d.subsec_nanos()))
+        .unwrap_or((0, 0));
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Some(Identity {
+        size: meta.len(),
+        modified,
+        inode,
+        head: hash_range(path, 0, PROBE.min(meta.len()))?,
+    })
+}
+
+fn hash_range(path: &Path, start: u64, len: u64) -> Option<u64> {
+    let mut f = std::fs::File::open(path).ok()?;
+    f.seek(SeekFrom::Start(start)).ok()?;
+    let mut buf = vec![0u8; len as usize];
+    f.read_exact(&mut buf).ok()?;
+    Some(hash_bytes(&buf))
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    identity: Identity,
+    /// Hash of the 4 KB before the read position: proves the file only grew.
+    tail: u64,
+    /// The file under `states/` that holds the reader's state, encoded. Kept
+    /// on disk, not in memory: the cache costs no memory while building.
+    state: String,
+    /// The skip for an incomplete last line, not part of the state.
+    tail_skip: Option<Skip>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Stored {
+    format: u32,
+    version: String,
+    files: BTreeMap<PathBuf, Entry>,
+    /// Page path → (hash, length) of the bytes last written.
+    pages: BTreeMap<String, (u64, u64)>,
+}
+
+/// How the cache served one build.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Transcripts not read at all.
+    pub reused: usize,
+    /// Transcripts read only from where the last build stopped.
+    pub resumed: usize,
+    /// Transcripts read from the start.
+    pub read: usize,
+}
+
+/// The cache of one output directory.
+#[derive(Debug, Default)]
+pub struct Cache {
+    /// `cache.bin`, the index; None when the cache is disabled.
+    path: Option<PathBuf>,
+    /// The `states/` folder beside it.
+    states: PathBuf,
+    old: Stored,
+    new: Stored,
+    pub stats: CacheStats,
+}
+
+fn config() -> bincode::config::Configuration {
+    bincode::config::standard()
+}
+
+impl Cache {
+    /// The cache for output directory `out`, or an empty one.
+    pub fn open(out: &Path) -> Cache {
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "site".into());
+        let dir = out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .join(format!(".{name}.ccwiki-cache"));
+        let path = dir.join("cache.bin");
+        let old = std::fs::read(&path)
+            .ok()
+            .and_then(|b| bincode::serde::decode_from_slice::<Stored, _>(&b, config()).ok())
+            .map(|(s, _)| s)
+            .filter(|s| s.format == FORMAT && s.version == env!("CARGO_PKG_VERSION"))
+            .unwrap_or_default();
+        Cache {
+            path: Some(path),
+            states: dir.join("states"),
+            old,
+            new: Stored::default(),
+            stats: CacheStats::default(),
+        }
+    }
+
+    /// A cache that remembers nothing and saves nothing.
+    pub fn disabled() -> Cache {
+        Cache::default()
+    }
+
+    fn enabled(&self) -> bool {
+        self.path.is_some()
+    }
+
+    /// What the last build wrote: page path → (hash, length).
+    pub fn pages(&self) -> &BTreeMap<String, (u64, u64)> {
+        &self.old.pages
+    }
+
+    /// Remember what this build wrote.
+    pub fn set_pages(&mut self, pages: BTreeMap<String, (u64, u64)>) {
+        self.new.pages = pages;
+    }
+
+    /// Read `tf` with whatever the cache knows of it. Safe to call from many
+    /// threads; the caller hands the returned entry back with [`Cache::keep`].
+    pub fn read(
+        &self,
+        root: usize,
+        tf: &TranscriptFile,
+    ) -> (FileDigest, Option<CachedFile>, Served) {
+        if !self.enabled() {
+            return (
+                crate::extract::read_transcript(root, tf),
+                None,
+                Served::Read,
+            );
+        }
+        let identity = identity(&tf.path);
+        let old = self.old.files.get(&tf.path);
+        let decode = |e: &Entry| {
+            let bytes = std::fs::read(self.states.join(&e.state)).ok()?;
+            bincode::serde::decode_from_slice::<ReaderState, _>(&bytes, config())
+                .ok()
+                .map(|(s, _)| s)
+        };
+        if let (Some(id), Some(e)) = (&identity, old) {
+            if *id == e.identity {
+                if let Some(mut state) = decode(e) {
+                    state.digest.root = root;
+                    let digest = state.into_digest(tf, e.tail_skip.clone());
+                    let kept = CachedFile(tf.path.clone(), e.clone());
+                    return (digest, Some(kept), Served::Reused);
+                }
+            }
+            let grew = id.size > e.identity.size
+                && id.inode == e.identity.inode
+                && id.head == e.identity.head;
+            if grew {
+                if let Some(mut state) = decode(e) {
+                    let pos = state.position.0;
+                    let tail_ok = hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE))
+                        == Some(e.tail);
+                    if tail_ok {
+                        state.digest.root = root;
+                        let tail = state.read(tf);
+                        return self.finish(tf, id.clone(), state, tail, Served::Resumed);
+                    }
+                }
+            }
+        }
+        let mut state = ReaderState::new(root, tf);
+        let tail = state.read(tf);
+        match identity {
+            Some(id) => self.finish(tf, id, state, tail, Served::Read),
+            None => (state.into_digest(tf, tail), None, Served::Read),
+        }
+    }
+
+    fn finish(
+        &self,
+        tf: &TranscriptFile,
+        identity: Identity,
+        state: ReaderState,
+        tail_skip: Option<Skip>,
+        served: Served,
+    ) -> (FileDigest, Option<CachedFile>, Served) {
+        let pos = state.position.0;
+        // A new name for every new state: the previous build's states stay
+        // valid until the new index replaces the old one.
+        let name = format!(
+            "{:016x}-{:016x}.bin",
+            hash_bytes(tf.path.to_string_lossy().as_bytes()),
+            hash_bytes(format!("{identity:?}{pos}").as_bytes())
+        );
+        let stored = bincode::serde::encode_to_vec(&state, config())
+            .ok()
+            .and_then(|bytes| {
+                std::fs::create_dir_all(&self.states).ok()?;
+                std::fs::write(self.states.join(&name), bytes).ok()
+            });
+        let entry = match (
+            stored,
+            hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE)),
+        ) {
+            (Some(()), Some(tail)) => Some(Entry {
+                identity,
+                tail,
+                state: name,
+                tail_skip: tail_skip.clone(),
+            }),
+            _ => None,
+        };
+        let digest = state.into_digest(tf, tail_skip);
+        (
+            digest,
+            entry.map(|e| CachedFile(tf.path.clone(), e)),
+            served,
+        )
+    }
+
+    /// Keep a file's entry for the next build, and count how it was served.
+    pub fn keep(&mut self, file: Option<CachedFile>, served: Served) {
+        match served {
+            Served::Reused => self.stats.reused += 1,
+            Served::Resumed => self.stats.resumed += 1,
+            Served::Read => self.stats.read += 1,
+        }
+        if let Some(CachedFile(path, entry)) = file {
+            self.new.files.insert(path, entry);
+        }
+    }
+
+    /// Write the cache for the next build. Failure only costs speed next time.
+    pub fn save(mut self) {
+        let Some(path) = self.path.take() else { return };
+        self.new.format = FORMAT;
+        self.new.version = env!("CARGO_PKG_VERSION").to_string();
+        let Ok(bytes) = bincode::serde::encode_to_vec(&self.new, config()) else {
+            return;
+        };
+        if let Some(dir) = path.parent() {
+            if std::fs::create_dir_all(dir).is_err() {
+                return;
+            }
+        }
+        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &path).is_ok() {
+            // States no entry refers to any more: files gone, or superseded.
+            let live: std::collections::HashSet<&str> =
+                self.new.files.values().map(|e| e.state.as_str()).collect();
+            if let Ok(entries) = std::fs::read_dir(&self.states) {
+                for e in entries.filter_map(Result::ok) {
+                    if !live.contains(e.file_name().to_string_lossy().as_ref()) {
+                        let _ = std::fs::remove_file(e.path());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How a transcript was served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Served {
+    Reused,
+    Resumed,
+    Read,
+}
+
+/// A file's cache entry on its way back to the cache.
+#[derive(Debug)]
+pub struct CachedFile(PathBuf, Entry);

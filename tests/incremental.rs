@@ -1,0 +1,227 @@
+//! The incremental cache never serves stale content: after every kind of
+//! change to the sources, an incremental build equals a cold build byte for
+//! byte; and what did not change is neither re-read nor rewritten.
+
+mod common;
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    src: PathBuf,
+    out: PathBuf,
+    cold: PathBuf,
+    repo: PathBuf,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for (rel, bytes) in common::read_tree(from) {
+        let p = to.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, bytes).unwrap();
+    }
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("claude");
+        copy_dir(&common::demo(), &src);
+        let f = Fixture {
+            src,
+            out: tmp.path().join("site"),
+            cold: tmp.path().join("cold"),
+            repo: tmp.path().join("repo"),
+            _tmp: tmp,
+        };
+        fs::create_dir_all(&f.repo).unwrap();
+        f.build();
+        f
+    }
+
+    fn opts(&self, out: &Path, cache: bool) -> ccwiki::BuildOptions {
+        let mut o = ccwiki::BuildOptions::new(vec![self.src.clone()], out.to_path_buf());
+        o.cache = cache;
+        o.site_dir = Some(self.repo.clone());
+        o
+    }
+
+    fn build(&self) -> ccwiki::BuildReport {
+        ccwiki::build(&self.opts(&self.out, true)).expect("incremental build")
+    }
+
+    /// Build incrementally and cold; both must be identical.
+    fn check(&self, what: &str) -> ccwiki::BuildReport {
+        let report = self.build();
+        if self.cold.exists() {
+            fs::remove_dir_all(&self.cold).unwrap();
+        }
+        ccwiki::build(&self.opts(&self.cold, false)).expect("cold build");
+        let (a, b) = (common::read_tree(&self.out), common::read_tree(&self.cold));
+        let differ: Vec<&String> = a
+            .keys()
+            .chain(b.keys())
+            .filter(|k| a.get(*k) != b.get(*k))
+            .collect();
+        assert!(
+            differ.is_empty(),
+            "after {what}, the incremental build differs from a cold one in {differ:?}"
+        );
+        report
+    }
+
+    fn session(&self, name: &str) -> PathBuf {
+        let p = self
+            .src
+            .join("projects/-home-dana-code-tide-api")
+            .join(name);
+        assert!(p.exists(), "{}", p.display());
+        p
+    }
+}
+
+const S2: &str = "a8e4f019-62d7-4c3b-8e5a-1f09b7d3c2e8.jsonl";
+const S3: &str = "c71f3d92-0b5e-4a8d-a6e3-94d2b8f1e057.jsonl";
+
+fn append(path: &Path, text: &str) {
+    let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+fn prompt_line(sid: &str, uuid: &str, text: &str) -> String {
+    format!(
+        "{}\n",
+        serde_json::json!({"type":"user","sessionId":sid,"uuid":uuid,"cwd":"/home/dana/code/tide-api","timestamp":"2026-10-21T10:00:00Z","message":{"role":"user","content":text}})
+    )
+}
+
+#[test]
+fn nothing_changed_nothing_read_nothing_rewritten() {
+    let f = Fixture::new();
+    let before = fs::metadata(f.out.join("index.html"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let r = f.check("no change");
+    assert_eq!(r.cache.read + r.cache.resumed, 0, "{:?}", r.cache);
+    assert!(r.cache.reused > 5);
+    assert_eq!(r.files_unchanged, r.files_written, "every page kept");
+    assert_eq!(
+        fs::metadata(f.out.join("index.html"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
+    );
+}
+
+#[test]
+fn appended_session_reads_only_its_tail() {
+    let f = Fixture::new();
+    let sid = "a8e4f019-62d7-4c3b-8e5a-1f09b7d3c2e8";
+    append(
+        &f.session(S2),
+        &prompt_line(sid, "x-1", "one more question about quokka buckets"),
+    );
+    let r = f.check("an append");
+    assert_eq!(r.cache.resumed, 1, "{:?}", r.cache);
+    assert_eq!(r.cache.read, 0, "{:?}", r.cache);
+    let page = fs::read_to_string(f.out.join("sessions/a8e4f019/index.html")).unwrap();
+    assert!(page.contains("quokka buckets"));
+    assert!(r.files_unchanged > 0 && r.files_unchanged < r.files_written);
+    // A half-written line, then the rest of it.
+    let line = prompt_line(sid, "x-2", "and the zebra case");
+    let (head, rest) = line.split_at(40);
+    append(&f.session(S2), head);
+    let r = f.check("a half-written line");
+    assert!(r
+        .skips
+        .iter()
+        .any(|s| s.reason.contains("incomplete last line")));
+    append(&f.session(S2), rest);
+    let r = f.check("the rest of the line");
+    assert!(!r
+        .skips
+        .iter()
+        .any(|s| s.reason.contains("incomplete last line")));
+    assert!(
+        fs::read_to_string(f.out.join("sessions/a8e4f019/index.html"))
+            .unwrap()
+            .contains("zebra case")
+    );
+}
+
+#[test]
+fn edited_truncated_deleted_renamed_and_new_sessions() {
+    let f = Fixture::new();
+    // Edit in place, same size.
+    let p = f.session(S2);
+    let text = fs::read_to_string(&p)
+        .unwrap()
+        .replacen("token bucket", "tokEN BUCKET", 1);
+    fs::write(&p, text).unwrap();
+    let r = f.check("an edit");
+    assert_eq!(r.cache.read, 1, "{:?}", r.cache);
+    // Truncate.
+    let text = fs::read_to_string(&p).unwrap();
+    let keep: Vec<&str> = text.lines().take(6).collect();
+    fs::write(&p, keep.join("\n") + "\n").unwrap();
+    f.check("a truncation");
+    // Rename.
+    fs::rename(
+        f.session(S3),
+        f.src
+            .join("projects/-home-dana-code-tide-api/renamed.jsonl"),
+    )
+    .unwrap();
+    f.check("a rename");
+    // Delete.
+    fs::remove_file(
+        f.src
+            .join("projects/-home-dana-code-tide-api/renamed.jsonl"),
+    )
+    .unwrap();
+    f.check("a deletion");
+    // A new session.
+    let sid = "00000000-1111-4222-8333-444444444444";
+    fs::write(
+        f.src
+            .join(format!("projects/-home-dana-code-tide-api/{sid}.jsonl")),
+        prompt_line(sid, "n-1", "a brand new session"),
+    )
+    .unwrap();
+    let r = f.check("a new session");
+    assert_eq!(r.cache.read, 1, "{:?}", r.cache);
+}
+
+#[test]
+fn memory_and_template_changes_show_up() {
+    let f = Fixture::new();
+    let m = f
+        .src
+        .join("projects/-home-dana-code-tide-api/memory/feedback_clippy_gate.md");
+    let text = fs::read_to_string(&m)
+        .unwrap()
+        .replace("Clippy gate", "Clippy gate, strict");
+    fs::write(&m, text).unwrap();
+    f.check("a memory edit");
+    assert!(fs::read_to_string(f.out.join("skills/clippy-gate-strict/index.html")).is_ok());
+    fs::create_dir_all(f.repo.join("templates")).unwrap();
+    fs::write(
+        f.repo.join("templates/session.html"),
+        "{% extends \"ccwiki/session.html\" %}{% block title %}T: {{ page.title }}{% endblock title %}",
+    )
+    .unwrap();
+    let r = f.check("a template override");
+    assert!(
+        fs::read_to_string(f.out.join("sessions/a8e4f019/index.html"))
+            .unwrap()
+            .contains("<title>T: ")
+    );
+    assert_eq!(r.cache.read, 0, "templates do not invalidate transcripts");
+    fs::remove_file(f.repo.join("templates/session.html")).unwrap();
+    f.check("removing the override");
+}
