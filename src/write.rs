@@ -223,7 +223,8 @@ mod tests {
         let out = dir.path().join("site");
         write_site(
             &out,
-            &files(&[("index.html", "one"), ("a/b/index.html", "two")]),
+            &files_of(&[("index.html", "one"), ("a/b/index.html", "two")]),
+            &BTreeMap::new(),
         )
         .unwrap();
         assert_eq!(
