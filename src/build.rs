@@ -8,6 +8,34 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// A progress callback: (phase, done, total). `total` is 0 when unknown.
+#[derive(Clone, Default)]
+pub struct Progress(Option<std::sync::Arc<dyn Fn(&str, u64, u64) + Send + Sync>>);
+
+impl Progress {
+    /// Report progress to `f`.
+    pub fn new(f: impl Fn(&str, u64, u64) + Send + Sync + 'static) -> Progress {
+        Progress(Some(std::sync::Arc::new(f)))
+    }
+
+    /// Tell the callback, if any.
+    pub fn report(&self, phase: &str, done: u64, total: u64) {
+        if let Some(f) = &self.0 {
+            f(phase, done, total);
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(on)"
+        } else {
+            "Progress(off)"
+        })
+    }
+}
+
 /// What to build, from where, to where.
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -33,6 +61,8 @@ pub struct BuildOptions {
     pub extra: serde_json::Map<String, serde_json::Value>,
     /// Keep an incremental cache beside the output (on by default).
     pub cache: bool,
+    /// Where to report progress (nowhere by default).
+    pub progress: Progress,
 }
 
 impl BuildOptions {
@@ -50,6 +80,7 @@ impl BuildOptions {
             site_dir: None,
             extra: serde_json::Map::new(),
             cache: true,
+            progress: Progress::default(),
         }
     }
 }
@@ -141,7 +172,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         crate::cache::Cache::disabled()
     };
     let extracted = timed(&mut report, "extract", || {
-        extract::extract_cached(&sources.roots, &mut cache)
+        extract::extract_cached(&sources.roots, &mut cache, &opts.progress)
     });
     report.cache = cache.stats;
     report.lines = extracted.lines;
@@ -182,7 +213,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         .sum();
     report.pages = site.pages.len();
 
+    opts.progress.report("rendering", 0, 0);
     let files = timed(&mut report, "render", || render::render(&site, &renderer))?;
+    opts.progress.report("writing", 0, 0);
     let written = timed(&mut report, "write", || {
         write::write_site(&opts.out, &files, cache.pages())
     })?;

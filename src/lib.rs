@@ -33,5 +33,5 @@ pub mod theme;
 pub mod triage;
 pub mod write;
 
-pub use build::{build, BuildOptions, BuildReport};
+pub use build::{build, BuildOptions, BuildReport, Progress};
 pub use error::Error;

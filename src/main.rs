@@ -2,6 +2,7 @@
 
 use ccwiki::{build, BuildOptions, BuildReport, Error};
 use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -302,6 +303,24 @@ fn run_build(args: BuildArgs) -> ExitCode {
     }
     opts.redact = !args.no_redact && c.redact.unwrap_or(true);
     opts.cache = !args.no_cache;
+    let bar = (!args.quiet).then(progress_bar);
+    if let Some(bar) = &bar {
+        let (bar, start) = (bar.clone(), std::time::Instant::now());
+        opts.progress = ccwiki::Progress::new(move |phase, done, total| {
+            // Only builds that take a while get a bar, and only on a terminal.
+            if bar.is_hidden()
+                && start.elapsed().as_secs_f32() > 1.0
+                && std::io::stderr().is_terminal()
+            {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+            if total > 0 {
+                bar.set_length(total);
+                bar.set_position(done);
+            }
+            bar.set_message(phase.to_string());
+        });
+    }
     opts.exclude = c.exclude.clone();
     opts.exclude.extend(args.exclude_project.iter().cloned());
     opts.extra_patterns = c
@@ -315,7 +334,11 @@ fn run_build(args: BuildArgs) -> ExitCode {
         .iter()
         .filter_map(|(k, v)| serde_json::to_value(v).ok().map(|v| (k.clone(), v)))
         .collect();
-    match build(&opts) {
+    let result = build(&opts);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    match result {
         Ok(report) => {
             if !args.quiet {
                 print_summary(&report, &args, &out, opts.redact);
@@ -324,6 +347,17 @@ fn run_build(args: BuildArgs) -> ExitCode {
         }
         Err(e) => fail(&e),
     }
+}
+
+fn progress_bar() -> indicatif::ProgressBar {
+    let bar =
+        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::hidden());
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} {msg:20} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
 }
 
 fn print_summary(r: &BuildReport, args: &BuildArgs, out: &std::path::Path, redacted: bool) {

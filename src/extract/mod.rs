@@ -36,11 +36,19 @@ pub struct Extracted {
 
 /// Read every transcript, history and session-start file of every root.
 pub fn extract(roots: &[Root]) -> Extracted {
-    extract_cached(roots, &mut crate::cache::Cache::disabled())
+    extract_cached(
+        roots,
+        &mut crate::cache::Cache::disabled(),
+        &crate::build::Progress::default(),
+    )
 }
 
 /// [`extract`], served from and feeding `cache`.
-pub fn extract_cached(roots: &[Root], cache: &mut crate::cache::Cache) -> Extracted {
+pub fn extract_cached(
+    roots: &[Root],
+    cache: &mut crate::cache::Cache,
+    progress: &crate::build::Progress,
+) -> Extracted {
     let mut files: Vec<_> = roots
         .iter()
         .flat_map(|r| r.transcripts.iter().map(move |t| (r.index, t)))
@@ -52,9 +60,16 @@ pub fn extract_cached(roots: &[Root], cache: &mut crate::cache::Cache) -> Extrac
             .then_with(|| a.1.path.cmp(&b.1.path))
     });
     let shared: &crate::cache::Cache = cache;
+    let total: u64 = files.iter().map(|(_, tf)| tf.size).sum();
+    let done = std::sync::atomic::AtomicU64::new(0);
     let results: Vec<_> = files
         .par_iter()
-        .map(|(root, tf)| shared.read(*root, tf))
+        .map(|(root, tf)| {
+            let r = shared.read(*root, tf);
+            let now = done.fetch_add(tf.size, std::sync::atomic::Ordering::Relaxed) + tf.size;
+            progress.report("reading transcripts", now, total);
+            r
+        })
         .collect();
     let mut digests: Vec<FileDigest> = Vec::with_capacity(results.len());
     for (digest, entry, served) in results {
