@@ -8,9 +8,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// A progress callback: (phase, done, total). `total` is 0 when unknown.
+/// A function told (phase, done, total); `total` is 0 when unknown.
+type ProgressFn = dyn Fn(&str, u64, u64) + Send + Sync;
+
+/// Where a build reports its progress.
 #[derive(Clone, Default)]
-pub struct Progress(Option<std::sync::Arc<dyn Fn(&str, u64, u64) + Send + Sync>>);
+pub struct Progress(Option<std::sync::Arc<ProgressFn>>);
 
 impl Progress {
     /// Report progress to `f`.
