@@ -179,11 +179,11 @@ impl Cache {
         }
         let identity = identity(&tf.path);
         let old = self.old.files.get(&tf.path);
+        // Streamed from disk: a big session's state never sits in memory twice.
         let decode = |e: &Entry| {
-            let bytes = std::fs::read(self.states.join(&e.state)).ok()?;
-            bincode::serde::decode_from_slice::<ReaderState, _>(&bytes, config())
-                .ok()
-                .map(|(s, _)| s)
+            let file = std::fs::File::open(self.states.join(&e.state)).ok()?;
+            let mut reader = std::io::BufReader::new(file);
+            bincode::serde::decode_from_std_read::<ReaderState, _, _>(&mut reader, config()).ok()
         };
         if let (Some(id), Some(e)) = (&identity, old) {
             if *id == e.identity {
@@ -234,12 +234,13 @@ impl Cache {
             hash_bytes(tf.path.to_string_lossy().as_bytes()),
             hash_bytes(format!("{identity:?}{pos}").as_bytes())
         );
-        let stored = bincode::serde::encode_to_vec(&state, config())
-            .ok()
-            .and_then(|bytes| {
-                std::fs::create_dir_all(&self.states).ok()?;
-                std::fs::write(self.states.join(&name), bytes).ok()
-            });
+        let stored = (|| {
+            std::fs::create_dir_all(&self.states).ok()?;
+            let file = std::fs::File::create(self.states.join(&name)).ok()?;
+            let mut w = std::io::BufWriter::new(file);
+            bincode::serde::encode_into_std_write(&state, &mut w, config()).ok()?;
+            std::io::Write::flush(&mut w).ok()
+        })();
         let entry = match (
             stored,
             hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE)),
