@@ -217,11 +217,12 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.pages = site.pages.len();
 
     opts.progress.report("rendering", 0, 0);
-    let files = timed(&mut report, "render", || render::render(&site, &renderer))?;
-    opts.progress.report("writing", 0, 0);
-    let written = timed(&mut report, "write", || {
-        write::write_site(&opts.out, &files, cache.pages())
+    let previous = cache.pages().clone();
+    let stager = write::Stager::begin(&opts.out, &previous)?;
+    timed(&mut report, "render", || {
+        render::render(&site, &renderer, &stager)
     })?;
+    let written = timed(&mut report, "write", || stager.commit())?;
     report.files_written = written.files;
     report.files_unchanged = written.unchanged;
     report.bytes_written = written.bytes;

@@ -1,4 +1,8 @@
-//! The incremental cache, kept beside the output in `.<out>.ccwiki-cache/`.
+//! The incremental cache, kept in the user's cache directory
+//! (`$CCWIKI_CACHE_DIR`, else `$XDG_CACHE_HOME/ccwiki`, else `~/.cache/ccwiki`),
+//! one folder per output directory. Not beside the output: ccwiki writes
+//! only inside `--out`, and the cache holds unredacted text that must never
+//! be committed or published with the site.
 //!
 //! For each transcript it keeps the file's identity (size, modification
 //! time, inode, a hash of its first 4 KB) and the reader's state after the
@@ -112,6 +116,19 @@ pub struct Cache {
     pub stats: CacheStats,
 }
 
+/// Where caches live; None when no home or cache directory is known.
+fn cache_root() -> Option<PathBuf> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("CCWIKI_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("ccwiki")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache/ccwiki")))
+        .or_else(|| var("LOCALAPPDATA").map(|d| d.join("ccwiki")))
+}
+
 fn config() -> bincode::config::Configuration {
     bincode::config::standard()
 }
@@ -119,15 +136,14 @@ fn config() -> bincode::config::Configuration {
 impl Cache {
     /// The cache for output directory `out`, or an empty one.
     pub fn open(out: &Path) -> Cache {
-        let name = out
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "site".into());
-        let dir = out
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .join(format!(".{name}.ccwiki-cache"));
+        let Some(base) = cache_root() else {
+            return Cache::disabled();
+        };
+        let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+        let dir = base.join(format!(
+            "{:016x}",
+            hash_bytes(abs.to_string_lossy().as_bytes())
+        ));
         let path = dir.join("cache.bin");
         let old = std::fs::read(&path)
             .ok()

@@ -12,6 +12,7 @@
 use crate::assemble::{Page, Site};
 use crate::error::Error;
 use crate::theme::Theme;
+use crate::write::Stager;
 use rayon::prelude::*;
 use serde::Serialize;
 use tera::{Context, Kwargs, State, Tera, TeraResult, Value};
@@ -220,16 +221,20 @@ impl Renderer {
     }
 }
 
-/// Render every page, in parallel. Returns (path, bytes) in page order.
-pub fn render(site: &Site<'_>, r: &Renderer) -> Result<Vec<(String, Vec<u8>)>, Error> {
-    let mut files: Vec<(String, Vec<u8>)> = site
-        .pages
+/// Render every page, in parallel, straight into `stager`, with the static
+/// files and the search index. Returns the number of files.
+pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager<'_>) -> Result<usize, Error> {
+    site.pages
         .par_iter()
-        .map(|p| r.page(p).map(|html| (p.path.clone(), html.into_bytes())))
-        .collect::<Result<_, _>>()?;
-    files.extend(r.static_files.iter().cloned());
-    files.extend(crate::search::index_files(&site.search_docs, SHARD_BYTES));
-    Ok(files)
+        .try_for_each(|p| stager.put(&p.path, r.page(p)?.as_bytes()))?;
+    for (path, bytes) in &r.static_files {
+        stager.put(path, bytes)?;
+    }
+    let index = crate::search::index_files(&site.search_docs, SHARD_BYTES);
+    for (path, bytes) in &index {
+        stager.put(path, bytes)?;
+    }
+    Ok(site.pages.len() + r.static_files.len() + index.len())
 }
 
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown.

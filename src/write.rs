@@ -11,6 +11,8 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// The file that marks a directory as made by ccwiki.
 pub const MARKER: &str = ".ccwiki";
@@ -73,29 +75,121 @@ fn sibling(out: &Path, tag: &str) -> PathBuf {
     parent.join(format!(".{name}.ccwiki-{tag}-{}", std::process::id()))
 }
 
+/// A new site being written beside the old one. Files go in with
+/// [`Stager::put`] (from many threads at once, as they are rendered, so the
+/// whole site is never held in memory); [`Stager::commit`] swaps it in.
+/// Dropped without a commit, it removes itself and the old site stays.
+pub struct Stager<'a> {
+    out: PathBuf,
+    staging: PathBuf,
+    previous: &'a BTreeMap<String, (u64, u64)>,
+    manifest: Mutex<BTreeMap<String, (u64, u64)>>,
+    unchanged: AtomicUsize,
+    bytes: AtomicU64,
+    committed: bool,
+}
+
+impl<'a> Stager<'a> {
+    /// Start a new site for `out`. `previous` is what the last build wrote
+    /// (see [`Written::manifest`]): files whose bytes did not change are
+    /// hard-linked from the old site.
+    pub fn begin(
+        out: &Path,
+        previous: &'a BTreeMap<String, (u64, u64)>,
+    ) -> Result<Stager<'a>, Error> {
+        check_output(out)?;
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        remove_stale_staging(out);
+        let staging = sibling(out, "new");
+        if staging.exists() {
+            fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+        }
+        fs::create_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+        let stager = Stager {
+            out: out.to_path_buf(),
+            staging,
+            previous,
+            manifest: Mutex::new(BTreeMap::new()),
+            unchanged: AtomicUsize::new(0),
+            bytes: AtomicU64::new(0),
+            committed: false,
+        };
+        let marker = stager.staging.join(MARKER);
+        fs::write(&marker, MARKER_TEXT).map_err(|e| Error::io(&marker, e))?;
+        Ok(stager)
+    }
+
+    /// Add one file, `rel` relative to the site root.
+    pub fn put(&self, rel: &str, bytes: &[u8]) -> Result<(), Error> {
+        let p = self.staging.join(rel);
+        if !is_contained(rel) {
+            return Err(Error::io(
+                p,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "refusing a path that leaves the output directory",
+                ),
+            ));
+        }
+        if let Some(dir) = p.parent() {
+            fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        let hash = crate::cache::hash_bytes(bytes);
+        let len = bytes.len() as u64;
+        let mut linked = false;
+        if self.previous.get(rel) == Some(&(hash, len)) {
+            let old = self.out.join(rel);
+            let same_size = fs::symlink_metadata(&old).is_ok_and(|m| m.is_file() && m.len() == len);
+            linked = same_size && fs::hard_link(&old, &p).is_ok();
+        }
+        if linked {
+            self.unchanged.fetch_add(1, Ordering::Relaxed);
+        } else {
+            fs::write(&p, bytes).map_err(|e| Error::io(&p, e))?;
+        }
+        self.bytes.fetch_add(len, Ordering::Relaxed);
+        if let Ok(mut m) = self.manifest.lock() {
+            m.insert(rel.to_string(), (hash, len));
+        }
+        Ok(())
+    }
+
+    /// Swap the new site in for the old one.
+    pub fn commit(mut self) -> Result<Written, Error> {
+        swap(&self.staging, &self.out)?;
+        self.committed = true;
+        let manifest = std::mem::take(self.manifest.get_mut().unwrap_or_else(|e| e.into_inner()));
+        Ok(Written {
+            files: manifest.len(),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            unchanged: self.unchanged.load(Ordering::Relaxed),
+            manifest,
+        })
+    }
+}
+
+impl Drop for Stager<'_> {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
 /// Write `files` (path relative to the site root, bytes) as the new site at
-/// `out`. `previous` is what the last build wrote (see [`Written::manifest`]):
-/// files whose bytes did not change are hard-linked from the old site.
+/// `out` in one go.
 pub fn write_site(
     out: &Path,
     files: &[(String, Vec<u8>)],
     previous: &BTreeMap<String, (u64, u64)>,
 ) -> Result<Written, Error> {
-    check_output(out)?;
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-    }
-    remove_stale_staging(out);
-    let staging = sibling(out, "new");
-    if staging.exists() {
-        fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
-    }
-    let result = stage(&staging, files, out, previous).and_then(|w| swap(&staging, out).map(|_| w));
-    if result.is_err() {
-        // Leave the previous site untouched; drop the half-written one.
-        let _ = fs::remove_dir_all(&staging);
-    }
-    result
+    let stager = Stager::begin(out, previous)?;
+    files
+        .par_iter()
+        .try_for_each(|(rel, bytes)| stager.put(rel, bytes))?;
+    stager.commit()
 }
 
 /// Remove staging folders that a killed build left beside `out`: only ours
@@ -127,67 +221,6 @@ fn remove_stale_staging(out: &Path) {
             let _ = fs::remove_dir_all(e.path());
         }
     }
-}
-
-fn stage(
-    staging: &Path,
-    files: &[(String, Vec<u8>)],
-    old_site: &Path,
-    previous: &BTreeMap<String, (u64, u64)>,
-) -> Result<Written, Error> {
-    fs::create_dir_all(staging).map_err(|e| Error::io(staging, e))?;
-    fs::write(staging.join(MARKER), MARKER_TEXT).map_err(|e| Error::io(staging.join(MARKER), e))?;
-    for (rel, _) in files {
-        if !is_contained(rel) {
-            return Err(Error::io(
-                staging.join(rel),
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    "refusing a path that leaves the output directory",
-                ),
-            ));
-        }
-    }
-    // Create directories first (one pass, sorted), then write files in parallel.
-    let mut dirs: Vec<PathBuf> = files
-        .iter()
-        .filter_map(|(rel, _)| Path::new(rel).parent().map(Path::to_path_buf))
-        .filter(|p| !p.as_os_str().is_empty())
-        .collect();
-    dirs.sort();
-    dirs.dedup();
-    for d in &dirs {
-        let p = staging.join(d);
-        fs::create_dir_all(&p).map_err(|e| Error::io(&p, e))?;
-    }
-    let results: Vec<(u64, bool)> = files
-        .par_iter()
-        .map(|(rel, bytes)| {
-            let p = staging.join(rel);
-            let hash = crate::cache::hash_bytes(bytes);
-            let len = bytes.len() as u64;
-            if previous.get(rel) == Some(&(hash, len)) {
-                let old = old_site.join(rel);
-                let same_size =
-                    fs::symlink_metadata(&old).is_ok_and(|m| m.is_file() && m.len() == len);
-                if same_size && fs::hard_link(&old, &p).is_ok() {
-                    return Ok((hash, true));
-                }
-            }
-            fs::write(&p, bytes).map_err(|e| Error::io(&p, e))?;
-            Ok((hash, false))
-        })
-        .collect::<Result<_, Error>>()?;
-    Ok(Written {
-        files: files.len(),
-        bytes: files.iter().map(|(_, b)| b.len() as u64).sum(),
-        unchanged: results.iter().filter(|(_, linked)| *linked).count(),
-        manifest: files
-            .iter()
-            .zip(&results)
-            .map(|((rel, bytes), (hash, _))| (rel.clone(), (*hash, bytes.len() as u64)))
-            .collect(),
-    })
 }
 
 /// Move `staging` to `out`, replacing the old site only once the new one is complete.
