@@ -42,8 +42,7 @@ exclude = []
 [extra]
 "#;
 
-const GITIGNORE: &str =
-    "# ccwiki's temporary folders while it swaps a new site in\n.*.ccwiki-*\n/.ccwiki-cache/\n";
+const GITIGNORE: &str = "# ccwiki's temporary folders while it swaps a new site in\n.*.ccwiki-*\n";
 
 const README: &str = r#"# My Claude Code wiki
 
