@@ -12,16 +12,22 @@
 #   1. builds ccwiki and the corpus generator in release mode (once);
 #   2. generates the data into target/bench-data/<size> (reused when already
 #      complete: a stamp beside the directory, never inside it);
-#   3. cold build: the output directory is removed first, then
-#      `ccwiki build --source DIR --out OUT --quiet` under /usr/bin/time -v;
-#      run twice (--runs), the faster wall time is reported, with the higher peak RSS;
+#   3. cold build: the output directory and ccwiki's incremental cache are
+#      removed first, then `ccwiki build --source DIR --out OUT --quiet` under
+#      /usr/bin/time -v; run twice (--runs), the faster wall time is reported,
+#      with the higher peak RSS;
 #   4. one `--timings` build (cold as well) to print ccwiki's per-phase times;
-#   5. rebuild after one new session: copies a median-sized session file of
-#      the data to a new uuid (the session id inside rewritten too), builds
-#      into the existing site, then deletes the copy so the data stays pristine;
+#   5. a rebuild with nothing changed, then a rebuild after one new session:
+#      a median-sized session file of the data is copied to a new uuid (the
+#      session id inside rewritten too), the site is rebuilt in place (with
+#      --timings, so the phases show what the cache saved), then the copy is
+#      deleted so the data stays pristine. Whatever the binary caches is used;
 #   6. the floor: `rg -c '"type"'` over the same directory (best of --runs).
 # "Cold" means no previous output; the OS page cache is NOT dropped (the data
 # was just generated or read, so it is in memory: these are CPU figures).
+#
+# ccwiki's cache goes to target/bench-cache/<size> (CCWIKI_CACHE_DIR), never
+# to ~/.cache. The data directories are only read.
 #
 # MB/s = transcript bytes (the .jsonl files under projects/, what ccwiki
 # reports as "read N MB of transcripts") / wall seconds. 1 MB = 10^6 bytes.
@@ -61,6 +67,7 @@ cd "$ROOT"
 TARGET="$ROOT/target"
 DATA_ROOT="$TARGET/bench-data"
 OUT_ROOT="$TARGET/bench-out"
+CACHE_ROOT="$TARGET/bench-cache"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/ccwiki-bench.XXXXXX")"
 ADDED=""   # a session file added for the rebuild figure, removed on exit
 
@@ -162,6 +169,7 @@ new_uuid() {
 
 ROWS=()
 FLOOR=()
+REBUILDS=()
 
 bench() { # bench LABEL GEN-ARGS...
     local label="$1"; shift
@@ -175,8 +183,9 @@ bench() { # bench LABEL GEN-ARGS...
 
     # Cold builds: no previous output, best of $RUNS.
     local best="" peak=0 i
+    export CCWIKI_CACHE_DIR="$CACHE_ROOT/$label"
     for i in $(seq 1 "$RUNS"); do
-        rm -rf -- "$outp"; mkdir -p "$outp"
+        rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
         measure "$logs/cold$i.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
         if [ "$RC" -ne 0 ]; then say "ccwiki build failed (exit $RC):"; cat "$logs/cold$i.log" >&2; exit 1; fi
         say "   cold build $i: ${WALL} s, peak RSS ${RSS_MB} MB"
@@ -185,12 +194,18 @@ bench() { # bench LABEL GEN-ARGS...
     done
 
     # Per-phase breakdown (a cold build as well).
-    rm -rf -- "$outp"; mkdir -p "$outp"
+    rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
     measure "$logs/timings.log" "$CCWIKI" build --source "$dir" --out "$out" --timings
     if [ "$RC" -ne 0 ]; then say "ccwiki build --timings failed (exit $RC):"; cat "$logs/timings.log" >&2; exit 1; fi
     peak=$(max "$peak" "$RSS_MB")
     say "   --timings build: ${WALL} s, peak RSS ${RSS_MB} MB; ccwiki says:"
     sed 's/^/     /' "$logs/timings.log" >&2
+
+    # Rebuild with nothing changed, into the existing site.
+    measure "$logs/same.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
+    if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/same.log" >&2; exit 1; fi
+    local same="$WALL"
+    say "   rebuild, nothing changed: ${WALL} s, peak RSS ${RSS_MB} MB"
 
     # Rebuild after one new session, into the existing site.
     local pick size src newid old dst rebuild
@@ -201,11 +216,12 @@ bench() { # bench LABEL GEN-ARGS...
     dst="$(dirname "$src")/$newid.jsonl"
     ADDED="$dst"
     sed "s/$old/$newid/g" "$src" >"$dst"
-    measure "$logs/rebuild.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
+    measure "$logs/rebuild.log" "$CCWIKI" build --source "$dir" --out "$out" --timings
     rm -f -- "$dst"; ADDED=""
     if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/rebuild.log" >&2; exit 1; fi
     rebuild="$WALL"
-    say "   rebuild after one new session ($(awk -v b="$size" 'BEGIN { printf "%.2f MB", b / 1e6 }')): ${rebuild} s, peak RSS ${RSS_MB} MB"
+    say "   rebuild after one new session ($(awk -v b="$size" 'BEGIN { printf "%.2f MB", b / 1e6 }')): ${rebuild} s, peak RSS ${RSS_MB} MB; ccwiki says:"
+    sed 's/^/     /' "$logs/rebuild.log" >&2
 
     # The floor: rg counting '"type"' over the same directory, best of $RUNS.
     local rgbest=""
@@ -218,7 +234,8 @@ bench() { # bench LABEL GEN-ARGS...
 
     ROWS+=("| $label | $bytes | $best | $(mbps "$bytes" "$best") | $peak | $rebuild | $rgbest | $(ratio "$best" "$rgbest") |")
     FLOOR+=("| $label | $rgbest | $(mbps "$bytes" "$rgbest") | $best | $(mbps "$bytes" "$best") | $(ratio "$best" "$rgbest") |")
-    [ "$KEEP" -eq 1 ] || rm -rf -- "$outp"
+    REBUILDS+=("| $label | $best | $same | $rebuild |")
+    [ "$KEEP" -eq 1 ] || rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"
 }
 
 for s in $SIZES; do
@@ -266,13 +283,14 @@ if [ "$COMPARE" -eq 1 ]; then
     done
     # ccwiki on the same data, for the same table.
     outp="$OUT_ROOT/100MB-compare"; wbest="" wpeak=0
+    export CCWIKI_CACHE_DIR="$CACHE_ROOT/100MB-compare"
     for i in $(seq 1 "$RUNS"); do
-        rm -rf -- "$outp"; mkdir -p "$outp"
+        rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
         measure "$TMP/cmp-ccwiki$i.log" "$CCWIKI" build --source "$dir" --out "$outp/site" --quiet
         wbest=$([ -z "$wbest" ] && echo "$WALL" || min "$wbest" "$WALL")
         wpeak=$(max "$wpeak" "$RSS_MB")
     done
-    [ "$KEEP" -eq 1 ] || rm -rf -- "$outp"
+    [ "$KEEP" -eq 1 ] || rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"
     CMP=$(printf '%s\n' \
         "| tool | data | bytes | wall s | MB/s | peak RSS MB |" \
         "|---|---|---:|---:|---:|---:|" \
@@ -292,13 +310,19 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 if [ ${#ROWS[@]} -gt 0 ]; then printf '%s\n' "${ROWS[@]}"; fi
 echo
 echo "bytes: transcript bytes (.jsonl under projects/). cold: best of $RUNS, no previous output, page cache warm."
-echo "peak RSS: the highest of the cold and --timings builds. rebuild: one new session added to an existing site."
+echo "peak RSS: the highest of the cold and --timings builds. rebuild: one new session added to an existing site (cache kept)."
 echo "ratio: ccwiki cold s / rg s (rg -c '\"type\"' over the same directory, best of $RUNS)."
 if [ ${#FLOOR[@]} -gt 0 ]; then
     echo
     echo "| size | rg s | rg MB/s | ccwiki s | ccwiki MB/s | ratio |"
     echo "|---|---:|---:|---:|---:|---:|"
     printf '%s\n' "${FLOOR[@]}"
+fi
+if [ ${#REBUILDS[@]} -gt 0 ]; then
+    echo
+    echo "| size | cold s | rebuild, nothing changed s | rebuild, one new session s |"
+    echo "|---|---:|---:|---:|"
+    printf '%s\n' "${REBUILDS[@]}"
 fi
 if [ -n "$CMP" ]; then
     echo

@@ -125,6 +125,8 @@ struct PageInfo<'a> {
     title: &'a str,
     section: &'a str,
     path: &'a str,
+    /// The search index shard to load first (this page's project).
+    search_first: Option<String>,
 }
 
 /// A configured Tera instance and the static files to copy.
@@ -212,6 +214,7 @@ impl Renderer {
                 title: &page.title,
                 section: page.section,
                 path: &page.path,
+                search_first: page.project().map(|p| crate::search::shard_key(Some(p))),
             },
         );
         self.tera.render(page.template, &ctx).map_err(|e| {

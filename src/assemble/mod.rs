@@ -47,6 +47,15 @@ pub struct Page<'m> {
 }
 
 impl Page<'_> {
+    /// The project this page is about, if any.
+    pub fn project(&self) -> Option<&str> {
+        match &self.view {
+            View::Project(p) => Some(&p.name),
+            View::Session(s) => s.project.as_ref().map(|l| l.title.as_str()),
+            _ => None,
+        }
+    }
+
     /// The prefix that leads from this page back to the site root (`../../`).
     pub fn root(&self) -> String {
         "../".repeat(self.path.matches('/').count())

@@ -68,9 +68,9 @@ pub struct Doc {
 /// How much of a session a search document holds: the page index must stay
 /// small enough to load in a second for thousands of sessions, and
 /// `ccwiki search` scores the very same documents so both rank alike.
-pub const BLOCK_CHARS: usize = 2_000;
+pub const BLOCK_CHARS: usize = 1_000;
 /// Characters of prompt and answer text per session (prompts first).
-pub const TEXT_CHARS: usize = 24_000;
+pub const TEXT_CHARS: usize = 8_000;
 /// File paths per session.
 pub const PATHS: usize = 60;
 /// Tool outputs per session (each already cut to a few hundred characters).
@@ -365,6 +365,15 @@ pub fn search_sources(
         .collect())
 }
 
+/// The index shard that holds a project's sessions. A page names its
+/// project's shard so that the browser loads it first.
+pub fn shard_key(project: Option<&str>) -> String {
+    format!(
+        "sessions-{}",
+        crate::slugs::slugify(project.unwrap_or("other"))
+    )
+}
+
 /// Index files for the page: `search/index.js` lists the shards; each shard
 /// calls `ccwikiSearch.add([...])`. Knowledge is one shard, each project's
 /// sessions another, split so no shard exceeds about `shard_bytes`.
@@ -373,10 +382,7 @@ pub fn index_files(docs: &[Doc], shard_bytes: usize) -> Vec<(String, Vec<u8>)> {
     for d in docs {
         let key = match d.kind {
             DocKind::Knowledge => "knowledge".to_string(),
-            DocKind::Session => format!(
-                "sessions-{}",
-                crate::slugs::slugify(d.project.as_deref().unwrap_or("other"))
-            ),
+            DocKind::Session => shard_key(d.project.as_deref()),
         };
         groups.entry(key).or_default().push(d);
     }

@@ -138,7 +138,12 @@
   window.ccwikiSearch = {
     shards: function (names) {
       expected = names.length;
-      names.forEach(function (n) { inject("search/" + n + ".js"); });
+      // Knowledge, then this page's project, then the rest: results from
+      // the first shards show while the others load.
+      var first = script && script.getAttribute("data-first");
+      var rank = function (n) { return n === "knowledge" ? 0 : first && n.indexOf(first) === 0 ? 1 : 2; };
+      names.slice().sort(function (a, b) { return rank(a) - rank(b); })
+        .forEach(function (n) { inject("search/" + n + ".js"); });
       if (!names.length) refresh();
     },
     add: function (list) {
