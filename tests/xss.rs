@@ -617,6 +617,7 @@ const PAGE_ATTRS: &[&str] = &[
     "charset",
     "class",
     "content",
+    "data-first",
     "defer",
     "disabled",
     "checked",
@@ -749,8 +750,18 @@ fn page_problems(rel: &str, html: &str) -> (Vec<String>, Vec<Tag>) {
             "script" => {
                 scripts += 1;
                 let src = format!("{root}static/search.js");
-                let own =
-                    t.attr("src") == Some(src.as_str()) && t.has("defer") && t.attrs.len() == 2;
+                // Its one optional attribute names the search shard to load
+                // first: a slug, never anything from the data verbatim.
+                let first_ok = match t.attr("data-first") {
+                    None => t.attrs.len() == 2,
+                    Some(v) => {
+                        t.attrs.len() == 3
+                            && v.starts_with("sessions-")
+                            && v.bytes()
+                                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                    }
+                };
+                let own = t.attr("src") == Some(src.as_str()) && t.has("defer") && first_ok;
                 let next = tags.get(k + 1);
                 let empty =
                     next.is_some_and(|n| n.closing && n.name == "script" && n.start == t.end);
