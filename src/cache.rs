@@ -25,7 +25,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const PROBE: u64 = 4096;
 
 /// A hash of bytes, the same on every run (SipHash with fixed keys).
@@ -89,8 +89,8 @@ struct Stored {
     format: u32,
     version: String,
     files: BTreeMap<PathBuf, Entry>,
-    /// Page path → (hash, length) of the bytes last written.
-    pages: BTreeMap<String, (u64, u64)>,
+    /// What the last build wrote, by page path.
+    pages: BTreeMap<String, crate::write::FileRecord>,
 }
 
 /// How the cache served one build.
@@ -169,13 +169,13 @@ impl Cache {
         self.path.is_some()
     }
 
-    /// What the last build wrote: page path → (hash, length).
-    pub fn pages(&self) -> &BTreeMap<String, (u64, u64)> {
+    /// What the last build wrote.
+    pub fn pages(&self) -> &BTreeMap<String, crate::write::FileRecord> {
         &self.old.pages
     }
 
     /// Remember what this build wrote.
-    pub fn set_pages(&mut self, pages: BTreeMap<String, (u64, u64)>) {
+    pub fn set_pages(&mut self, pages: BTreeMap<String, crate::write::FileRecord>) {
         self.new.pages = pages;
     }
 

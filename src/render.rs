@@ -132,6 +132,8 @@ struct PageInfo<'a> {
 /// A configured Tera instance and the static files to copy.
 pub struct Renderer {
     tera: Tera,
+    /// Hash of everything besides a page's own context that shapes its HTML.
+    fingerprint: u64,
     static_files: Vec<(String, Vec<u8>)>,
     site_dir: Option<std::path::PathBuf>,
     theme_dir: String,
@@ -179,7 +181,8 @@ impl Renderer {
                 }
             }
         }
-        tera.add_raw_templates(templates).map_err(tmpl_err)?;
+        tera.add_raw_templates(templates.clone())
+            .map_err(tmpl_err)?;
         tera.global_context().insert("nav", NAV);
         tera.global_context().insert(
             "site",
@@ -195,12 +198,54 @@ impl Renderer {
         static_files.reverse();
         static_files.retain(|(p, _)| seen.insert(p.clone()));
         static_files.reverse();
+        let fingerprint = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            env!("CARGO_PKG_VERSION").hash(&mut h);
+            templates.hash(&mut h);
+            static_files.hash(&mut h);
+            (&opts.title, &opts.base_path, &theme.name).hash(&mut h);
+            serde_json::to_string(&opts.extra)
+                .unwrap_or_default()
+                .hash(&mut h);
+            h.finish()
+        };
         Ok(Renderer {
             tera,
+            fingerprint,
             static_files,
             site_dir: opts.site_dir.clone(),
             theme_dir,
         })
+    }
+
+    /// A hash of everything that shapes `page`'s HTML: the templates and
+    /// site settings, and the page's own context.
+    pub fn input_hash(&self, page: &Page<'_>) -> u64 {
+        use std::hash::{Hash, Hasher};
+        struct HashWriter(std::collections::hash_map::DefaultHasher);
+        impl std::io::Write for HashWriter {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.write(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = HashWriter(std::collections::hash_map::DefaultHasher::new());
+        (
+            self.fingerprint,
+            &page.path,
+            page.template,
+            &page.title,
+            page.section,
+        )
+            .hash(&mut w.0);
+        if serde_json::to_writer(&mut w, &page.view).is_err() {
+            return 0;
+        }
+        w.0.finish().max(1)
     }
 
     /// Render one page to HTML.
@@ -227,15 +272,21 @@ impl Renderer {
 /// Render every page, in parallel, straight into `stager`, with the static
 /// files and the search index. Returns the number of files.
 pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager<'_>) -> Result<usize, Error> {
-    site.pages
-        .par_iter()
-        .try_for_each(|p| stager.put(&p.path, r.page(p)?.as_bytes()))?;
+    site.pages.par_iter().try_for_each(|p| {
+        // A page made from the same templates and the same context as last
+        // time is the same page: keep it without rendering.
+        let input = r.input_hash(p);
+        if stager.reuse(&p.path, input)? {
+            return Ok(());
+        }
+        stager.put(&p.path, r.page(p)?.as_bytes(), input)
+    })?;
     for (path, bytes) in &r.static_files {
-        stager.put(path, bytes)?;
+        stager.put(path, bytes, 0)?;
     }
     let index = crate::search::index_files(&site.search_docs, SHARD_BYTES);
     for (path, bytes) in &index {
-        stager.put(path, bytes)?;
+        stager.put(path, bytes, 0)?;
     }
     Ok(site.pages.len() + r.static_files.len() + index.len())
 }

@@ -28,8 +28,18 @@ pub struct Written {
     /// Files unchanged since the last build, hard-linked from it (their
     /// modification time kept, so git and rsync see nothing).
     pub unchanged: usize,
-    /// Page path → (hash, length), for the next build.
-    pub manifest: BTreeMap<String, (u64, u64)>,
+    /// What this build wrote, by path, for the next build.
+    pub manifest: BTreeMap<String, FileRecord>,
+}
+
+/// What the write phase remembers of one file for the next build.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileRecord {
+    /// Hash of the bytes.
+    pub hash: u64,
+    pub len: u64,
+    /// Hash of everything that produced the bytes (template, context); 0 when unknown.
+    pub input: u64,
 }
 
 /// Check that `out` may be replaced: absent, empty, or made by ccwiki.
@@ -82,8 +92,8 @@ fn sibling(out: &Path, tag: &str) -> PathBuf {
 pub struct Stager<'a> {
     out: PathBuf,
     staging: PathBuf,
-    previous: &'a BTreeMap<String, (u64, u64)>,
-    manifest: Mutex<BTreeMap<String, (u64, u64)>>,
+    previous: &'a BTreeMap<String, FileRecord>,
+    manifest: Mutex<BTreeMap<String, FileRecord>>,
     unchanged: AtomicUsize,
     bytes: AtomicU64,
     committed: bool,
@@ -95,7 +105,7 @@ impl<'a> Stager<'a> {
     /// hard-linked from the old site.
     pub fn begin(
         out: &Path,
-        previous: &'a BTreeMap<String, (u64, u64)>,
+        previous: &'a BTreeMap<String, FileRecord>,
     ) -> Result<Stager<'a>, Error> {
         check_output(out)?;
         if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -121,8 +131,46 @@ impl<'a> Stager<'a> {
         Ok(stager)
     }
 
-    /// Add one file, `rel` relative to the site root.
-    pub fn put(&self, rel: &str, bytes: &[u8]) -> Result<(), Error> {
+    /// Add one file, `rel` relative to the site root. `input` is a hash of
+    /// what produced the bytes (0 if unknown), remembered for [`Stager::reuse`].
+    pub fn put(&self, rel: &str, bytes: &[u8], input: u64) -> Result<(), Error> {
+        let p = self.prepare(rel)?;
+        let record = FileRecord {
+            hash: crate::cache::hash_bytes(bytes),
+            len: bytes.len() as u64,
+            input,
+        };
+        let same_bytes = self
+            .previous
+            .get(rel)
+            .is_some_and(|r| r.hash == record.hash && r.len == record.len);
+        if !(same_bytes && self.link_old(rel, &p, record.len)) {
+            fs::write(&p, bytes).map_err(|e| Error::io(&p, e))?;
+        }
+        self.remember(rel, record);
+        Ok(())
+    }
+
+    /// Keep the previous build's file for `rel` if it was made from the same
+    /// `input`: the caller then need not produce it at all.
+    pub fn reuse(&self, rel: &str, input: u64) -> Result<bool, Error> {
+        let Some(record) = self
+            .previous
+            .get(rel)
+            .filter(|r| input != 0 && r.input == input)
+        else {
+            return Ok(false);
+        };
+        let p = self.prepare(rel)?;
+        if !self.link_old(rel, &p, record.len) {
+            return Ok(false);
+        }
+        self.remember(rel, *record);
+        Ok(true)
+    }
+
+    /// The staging path for `rel`, its folder created; refuses escaping paths.
+    fn prepare(&self, rel: &str) -> Result<PathBuf, Error> {
         let p = self.staging.join(rel);
         if !is_contained(rel) {
             return Err(Error::io(
@@ -136,24 +184,25 @@ impl<'a> Stager<'a> {
         if let Some(dir) = p.parent() {
             fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
-        let hash = crate::cache::hash_bytes(bytes);
-        let len = bytes.len() as u64;
-        let mut linked = false;
-        if self.previous.get(rel) == Some(&(hash, len)) {
-            let old = self.out.join(rel);
-            let same_size = fs::symlink_metadata(&old).is_ok_and(|m| m.is_file() && m.len() == len);
-            linked = same_size && fs::hard_link(&old, &p).is_ok();
-        }
+        Ok(p)
+    }
+
+    /// Hard-link the old site's `rel` to `p`, if it is there with length `len`.
+    fn link_old(&self, rel: &str, p: &Path, len: u64) -> bool {
+        let old = self.out.join(rel);
+        let same_size = fs::symlink_metadata(&old).is_ok_and(|m| m.is_file() && m.len() == len);
+        let linked = same_size && fs::hard_link(&old, p).is_ok();
         if linked {
             self.unchanged.fetch_add(1, Ordering::Relaxed);
-        } else {
-            fs::write(&p, bytes).map_err(|e| Error::io(&p, e))?;
         }
-        self.bytes.fetch_add(len, Ordering::Relaxed);
+        linked
+    }
+
+    fn remember(&self, rel: &str, record: FileRecord) {
+        self.bytes.fetch_add(record.len, Ordering::Relaxed);
         if let Ok(mut m) = self.manifest.lock() {
-            m.insert(rel.to_string(), (hash, len));
+            m.insert(rel.to_string(), record);
         }
-        Ok(())
     }
 
     /// Swap the new site in for the old one.
@@ -183,12 +232,12 @@ impl Drop for Stager<'_> {
 pub fn write_site(
     out: &Path,
     files: &[(String, Vec<u8>)],
-    previous: &BTreeMap<String, (u64, u64)>,
+    previous: &BTreeMap<String, FileRecord>,
 ) -> Result<Written, Error> {
     let stager = Stager::begin(out, previous)?;
     files
         .par_iter()
-        .try_for_each(|(rel, bytes)| stager.put(rel, bytes))?;
+        .try_for_each(|(rel, bytes)| stager.put(rel, bytes, 0))?;
     stager.commit()
 }
 
