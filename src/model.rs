@@ -278,6 +278,22 @@ pub struct SessionStart {
     pub kind: Option<String>,
 }
 
+/// The earlier of two optional values (either one when the other is None).
+pub fn min_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The later of two optional values (either one when the other is None).
+pub fn max_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// The first 8 characters of an id, for display.
 pub fn short_id(id: &str) -> &str {
     match id.char_indices().nth(8) {

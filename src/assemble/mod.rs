@@ -10,7 +10,8 @@
 pub mod views;
 
 use crate::model::{
-    one_line, short_id, CompactKind, Memory, MemoryKind, Model, Session, SubagentLayout, Turn,
+    max_opt, min_opt, one_line, short_id, CompactKind, Memory, MemoryKind, Model, Session,
+    SubagentLayout, Turn,
 };
 use crate::skip::Skip;
 use crate::slugs::SlugSet;
@@ -692,20 +693,6 @@ fn tool_counts<'a>(tools: impl Iterator<Item = (&'a str, u64)>) -> Vec<ToolCount
         .collect();
     out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
     out
-}
-
-fn min_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-fn max_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    }
 }
 
 /// The anchor of each turn on its page: `p3` for the third prompt or

@@ -217,14 +217,8 @@ fn add_part(
     } else {
         s.turns.extend(conv.turns);
     }
-    s.started = match (s.started, conv.first) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
-    s.ended = match (s.ended, conv.last) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    };
+    s.started = crate::model::min_opt(s.started, conv.first);
+    s.ended = crate::model::max_opt(s.ended, conv.last);
     for (id, conv) in part.inline_agents {
         s.subagents.push(transcript::inline_subagent(id, conv));
     }
