@@ -95,7 +95,7 @@ struct BuildArgs {
     /// Where to write the site [default: out in ccwiki.toml, else ./site].
     #[arg(long, short = 'o', value_name = "DIR")]
     out: Option<PathBuf>,
-    /// The wiki's title [default: title in ccwiki.toml, else \"Claude Code wiki\"].
+    /// The wiki's title [default: title in ccwiki.toml, else "Claude Code wiki"].
     #[arg(long)]
     title: Option<String>,
     /// Theme: a bundled one (`ccwiki theme list`) or one in ./themes/.
@@ -104,7 +104,7 @@ struct BuildArgs {
     /// Where the site will be served, e.g. /wiki/ (links stay relative either way).
     #[arg(long, value_name = "PATH")]
     base_path: Option<String>,
-    /// Leave out projects whose path or name matches (repeatable), e.g. \"*/client-*\".
+    /// Leave out projects whose path or name matches (repeatable), e.g. "*/client-*".
     #[arg(long, value_name = "GLOB")]
     exclude_project: Vec<String>,
     /// Do not redact credentials, home paths and user names.
