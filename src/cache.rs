@@ -226,8 +226,7 @@ impl Cache {
                 }
             }
         }
-        let mut state = ReaderState::new(root, tf);
-        let tail = state.read(tf);
+        let (state, tail) = crate::extract::read_fresh(root, tf, crate::extract::PIECE_BYTES);
         match identity {
             Some(id) => self.finish(tf, id, state, tail, Served::Read),
             None => (state.into_digest(tf, tail), None, Served::Read),

@@ -489,3 +489,45 @@ fn every_corpus_root_builds_and_shows_what_it_holds() {
         "the corpus should hold thousands of assistant turns, saw {total_turns}"
     );
 }
+
+/// Large files are read in pieces on all cores; the result must be exactly
+/// that of one sequential read. Tiny pieces put a boundary inside every
+/// kind of sequence the corpus has (split responses, sub-agent runs,
+/// compactions, sessions sharing a file).
+#[test]
+fn reading_in_pieces_equals_reading_in_one_go() {
+    let mut files = 0;
+    for root in data_roots() {
+        let sources = ccwiki::discover::discover(&[root]).expect("discover");
+        for tf in &sources.roots[0].transcripts {
+            let one = {
+                let mut s = ccwiki::extract::ReaderState::new(0, tf);
+                let tail = s.read(tf);
+                serde_json::to_string(&s.into_digest(tf, tail)).expect("json")
+            };
+            for piece in [3_000u64, 40_000] {
+                if tf.size <= piece {
+                    continue;
+                }
+                let (s, tail) = ccwiki::extract::ReaderState::read_in_pieces(0, tf, piece);
+                let pieces = serde_json::to_string(&s.into_digest(tf, tail)).expect("json");
+                if one != pieces {
+                    let at = one
+                        .bytes()
+                        .zip(pieces.bytes())
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(0);
+                    let from = at.saturating_sub(200);
+                    panic!(
+                        "{} read in {piece}-byte pieces differs from one read at byte {at}:\n one:    {}\n pieces: {}",
+                        tf.path.display(),
+                        &one[from..(at + 200).min(one.len())],
+                        &pieces[from..(at + 200).min(pieces.len())]
+                    );
+                }
+            }
+            files += 1;
+        }
+    }
+    assert!(files > 400, "{files} files");
+}

@@ -335,3 +335,22 @@ fn several_data_roots_are_read_together() {
     assert_eq!(x.sessions.len(), 2);
     assert_eq!(session(&x, "s2").root, 1);
 }
+
+#[test]
+fn large_files_read_in_pieces_give_the_same_result() {
+    let demo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
+    let sources = ccwiki::discover::discover(&[demo]).unwrap();
+    let mut checked = 0;
+    for tf in &sources.roots[0].transcripts {
+        let mut s = ccwiki::extract::ReaderState::new(0, tf);
+        let tail = s.read(tf);
+        let one = serde_json::to_string(&s.into_digest(tf, tail)).unwrap();
+        for piece in [300u64, 1_500, 9_000] {
+            let (s, tail) = ccwiki::extract::ReaderState::read_in_pieces(0, tf, piece);
+            let pieces = serde_json::to_string(&s.into_digest(tf, tail)).unwrap();
+            assert_eq!(one, pieces, "{} in {piece}-byte pieces", tf.path.display());
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10);
+}

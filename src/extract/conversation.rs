@@ -139,6 +139,14 @@ pub struct Conversation {
     pub models: BTreeSet<String>,
     pub first: Option<DateTime<Utc>>,
     pub last: Option<DateTime<Utc>>,
+    /// Usage per message id, kept only while a large file is read in
+    /// pieces, so a response split across two pieces is counted once.
+    #[serde(skip)]
+    usage_by_id: Option<HashMap<String, Usage>>,
+    /// Compaction summaries this piece found no open marker for: the
+    /// previous piece may have it.
+    #[serde(skip)]
+    orphan_summaries: Vec<usize>,
 }
 
 impl Conversation {
@@ -270,6 +278,15 @@ impl Conversation {
             });
         }
         if let Some(id) = id {
+            if let (Some(map), Some(u)) = (self.usage_by_id.as_mut(), &msg.usage) {
+                let usage = Usage {
+                    input: u.input_tokens.get(),
+                    output: u.output_tokens.get(),
+                    cache_read: u.cache_read_input_tokens.get(),
+                    cache_creation: u.cache_creation_input_tokens.get(),
+                };
+                map.insert(id.clone(), usage);
+            }
             self.by_message_id.insert(id, self.turns.len());
         }
         self.turns.push(Turn::Assistant {
@@ -300,6 +317,7 @@ impl Conversation {
             *summary = Some(text);
             return;
         }
+        self.orphan_summaries.push(self.turns.len());
         self.turns.push(Turn::Compaction {
             ts,
             kind: CompactKind::Full,
@@ -307,9 +325,89 @@ impl Conversation {
         });
     }
 
+    /// A conversation for one piece of a large file read in pieces.
+    pub fn for_piece() -> Conversation {
+        Conversation {
+            usage_by_id: Some(HashMap::new()),
+            ..Conversation::default()
+        }
+    }
+
+    /// Append the conversation read from the next piece of the same file,
+    /// as if it had been read in one go: a response split across the two
+    /// pieces becomes one turn counted once, and a compaction summary fills
+    /// this piece's open marker.
+    pub fn absorb(&mut self, mut next: Conversation) {
+        let mut moved = vec![false; next.turns.len()];
+        for &i in &next.orphan_summaries {
+            let open = self
+                .turns
+                .iter_mut()
+                .rev()
+                .find(|t| matches!(t, Turn::Compaction { summary: None, .. }));
+            let Some(Turn::Compaction { summary: slot, .. }) = open else {
+                break;
+            };
+            if let Some(Turn::Compaction { summary, .. }) = next.turns.get_mut(i) {
+                *slot = summary.take();
+                moved[i] = true;
+            }
+        }
+        let id_at: HashMap<usize, String> = next
+            .by_message_id
+            .iter()
+            .map(|(id, i)| (*i, id.clone()))
+            .collect();
+        let (mut dup_turns, mut dup_usage) = (0u64, Usage::default());
+        for (i, turn) in std::mem::take(&mut next.turns).into_iter().enumerate() {
+            if moved[i] {
+                continue;
+            }
+            if let Some(id) = id_at.get(&i) {
+                if let Some(&mine) = self.by_message_id.get(id) {
+                    if let (
+                        Some(Turn::Assistant { blocks, .. }),
+                        Turn::Assistant { blocks: more, .. },
+                    ) = (self.turns.get_mut(mine), turn)
+                    {
+                        blocks.extend(more);
+                    }
+                    dup_turns += 1;
+                    if let Some(u) = next.usage_by_id.as_ref().and_then(|m| m.get(id)) {
+                        dup_usage.add(u);
+                    }
+                    continue;
+                }
+                self.by_message_id.insert(id.clone(), self.turns.len());
+            }
+            self.turns.push(turn);
+        }
+        self.prompts += next.prompts;
+        self.assistant_turns += next.assistant_turns - dup_turns;
+        self.usage.add(&next.usage);
+        self.usage.input -= dup_usage.input;
+        self.usage.output -= dup_usage.output;
+        self.usage.cache_read -= dup_usage.cache_read;
+        self.usage.cache_creation -= dup_usage.cache_creation;
+        for (k, v) in next.tools {
+            *self.tools.entry(k).or_insert(0) += v;
+        }
+        self.files_touched.extend(next.files_touched);
+        let room = OUTPUT_SAMPLES.saturating_sub(self.outputs.len());
+        self.outputs.extend(next.outputs.into_iter().take(room));
+        self.models.extend(next.models);
+        self.first = crate::model::min_opt(self.first, next.first);
+        self.last = crate::model::max_opt(self.last, next.last);
+        if let (Some(mine), Some(theirs)) = (self.usage_by_id.as_mut(), next.usage_by_id) {
+            mine.extend(theirs);
+        }
+    }
+
     /// Drop per-message bookkeeping once the conversation is complete.
     pub fn finish(&mut self) {
         self.by_message_id = HashMap::new();
+        self.usage_by_id = None;
+        self.orphan_summaries = Vec::new();
     }
 }
 

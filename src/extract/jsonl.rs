@@ -37,6 +37,16 @@ pub struct Position {
 pub fn read_lines(
     path: &Path,
     start: Position,
+    f: impl FnMut(Line<'_>),
+) -> std::io::Result<Position> {
+    read_range(path, start, u64::MAX, f)
+}
+
+/// [`read_lines`], stopping at the first line that starts at or after `end`.
+pub fn read_range(
+    path: &Path,
+    start: Position,
+    end: u64,
     mut f: impl FnMut(Line<'_>),
 ) -> std::io::Result<Position> {
     let mut file = File::open(path)?;
@@ -47,6 +57,9 @@ pub fn read_lines(
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     let mut pos = start;
     loop {
+        if pos.offset >= end {
+            return Ok(pos);
+        }
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf)?;
         if n == 0 {

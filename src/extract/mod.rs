@@ -13,7 +13,7 @@ mod record;
 mod transcript;
 
 pub use conversation::{classify_user_text, UserLine};
-pub use transcript::{read_transcript, FileDigest, ReaderState};
+pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, PIECE_BYTES};
 
 use crate::discover::Root;
 use crate::model::{HistoryEntry, Session, SessionStart, Turn};

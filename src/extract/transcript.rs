@@ -1,7 +1,7 @@
 //! Reading one transcript file into the sessions (or the sub-agent) it holds.
 
 use super::conversation::Conversation;
-use super::jsonl::{parse_line, read_lines, Position};
+use super::jsonl::{parse_line, read_range, Position};
 use super::record::{Message, Record};
 use crate::discover::{FileRole, TranscriptFile};
 use crate::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Titles};
@@ -25,6 +25,10 @@ pub struct SessionPart {
     pub inline_agents: Vec<(String, Conversation)>,
     /// Hashes of the uuids in this part, to resolve `summary.leafUuid` across files.
     pub uuid_hashes: Vec<u64>,
+    /// The inline sub-agent that continues the previous piece's last one
+    /// (read in pieces only).
+    #[serde(skip)]
+    continued_group: Option<usize>,
 }
 
 /// Everything one transcript file yielded.
@@ -70,6 +74,9 @@ pub struct ReaderState {
     agent_cwd: Option<String>,
     /// Where the next read starts: just past the last complete line.
     pub position: (u64, u64),
+    /// True for a piece of a large file read in parallel.
+    #[serde(skip)]
+    piece: bool,
 }
 
 impl ReaderState {
@@ -90,6 +97,11 @@ impl ReaderState {
     /// for an incomplete last line, which is not consumed: the next build
     /// reads it again, complete by then.
     pub fn read(&mut self, tf: &TranscriptFile) -> Option<Skip> {
+        self.read_to(tf, u64::MAX)
+    }
+
+    /// [`ReaderState::read`], stopping before the first line at or after `end`.
+    fn read_to(&mut self, tf: &TranscriptFile, end: u64) -> Option<Skip> {
         let stem = tf
             .path
             .file_stem()
@@ -103,7 +115,7 @@ impl ReaderState {
             line: self.position.1,
         };
         let mut consumed = start;
-        let result = read_lines(&tf.path, start, |line| {
+        let result = read_range(&tf.path, start, end, |line| {
             let mut repaired = None;
             let rec: Record<'_> = match parse_line(&line.text, &mut repaired) {
                 Ok(r) => r,
@@ -172,11 +184,24 @@ impl ReaderState {
                 match rec.leaf_uuid.as_deref() {
                     Some(leaf) => d.summaries.push((uuid_hash(leaf), text)),
                     None => {
-                        let p = part(&mut d.parts, &mut self.index, &mut self.current, None, stem);
+                        let p = part(
+                            &mut d.parts,
+                            &mut self.index,
+                            &mut self.current,
+                            None,
+                            stem,
+                            self.piece,
+                        );
                         p.titles.summary.get_or_insert(text);
                     }
                 }
             }
+            return;
+        }
+        if !matches!(
+            kind,
+            "custom-title" | "ai-title" | "user" | "assistant" | "system"
+        ) {
             return;
         }
         let p = part(
@@ -185,6 +210,7 @@ impl ReaderState {
             &mut self.current,
             rec.session_id.as_deref(),
             stem,
+            self.piece,
         );
         match kind {
             "custom-title" => {
@@ -222,13 +248,85 @@ impl ReaderState {
             p.entrypoint = rec.entrypoint.0.clone();
         }
         let conv = if rec.is_sidechain.is_true() {
-            inline_agent(p, rec)
+            inline_agent(p, rec, self.piece)
         } else {
             &mut p.conv
         };
         if let Err(reason) = apply(conv, rec, kind, ts) {
             d.skips.push(Skip::line(path, number, reason));
         }
+    }
+
+    /// Fold the state of the next piece of the same file into this one.
+    fn absorb(&mut self, mut next: ReaderState, tail: &mut Option<Skip>) {
+        let base = self.position.1;
+        for s in next.digest.skips.iter_mut().chain(tail.iter_mut()) {
+            if let Some(line) = s.line.as_mut() {
+                *line += base;
+            }
+        }
+        self.digest.skips.append(&mut next.digest.skips);
+        self.digest.summaries.append(&mut next.digest.summaries);
+        let mut mapped = Vec::with_capacity(next.digest.parts.len());
+        for p in next.digest.parts {
+            match self.index.get(&p.id) {
+                Some(&i) => {
+                    absorb_part(&mut self.digest.parts[i], p);
+                    mapped.push(i);
+                }
+                None => {
+                    self.index.insert(p.id.clone(), self.digest.parts.len());
+                    mapped.push(self.digest.parts.len());
+                    self.digest.parts.push(p);
+                }
+            }
+        }
+        if let Some(c) = next.current {
+            self.current = mapped.get(c).copied();
+        }
+        self.agent_conv.absorb(next.agent_conv);
+        if self.agent_parent.is_none() {
+            self.agent_parent = next.agent_parent;
+        }
+        if self.agent_cwd.is_none() {
+            self.agent_cwd = next.agent_cwd;
+        }
+        self.position = (next.position.0, base + next.position.1);
+        self.digest.lines = self.position.1;
+    }
+
+    /// Read a large file from the start in pieces of about `piece_bytes`,
+    /// in parallel, then fold the pieces in order: the same result as one
+    /// read, on every core.
+    pub fn read_in_pieces(
+        root: usize,
+        tf: &TranscriptFile,
+        piece_bytes: u64,
+    ) -> (ReaderState, Option<Skip>) {
+        use rayon::prelude::*;
+        let bounds = piece_bounds(&tf.path, piece_bytes);
+        let pieces: Vec<(ReaderState, Option<Skip>)> = (0..bounds.len().saturating_sub(1))
+            .into_par_iter()
+            .map(|i| {
+                let mut s = ReaderState::new(root, tf);
+                s.piece = i > 0;
+                if s.piece {
+                    s.agent_conv = Conversation::for_piece();
+                }
+                s.position = (bounds[i], 0);
+                let tail = s.read_to(tf, bounds[i + 1]);
+                (s, tail)
+            })
+            .collect();
+        let mut iter = pieces.into_iter();
+        let (mut state, mut tail) = iter
+            .next()
+            .unwrap_or_else(|| (ReaderState::new(root, tf), None));
+        for (next, mut next_tail) in iter {
+            state.absorb(next, &mut next_tail);
+            tail = next_tail;
+        }
+        (state, tail)
     }
 
     /// The finished digest; `tail` is the skip for an incomplete last line.
@@ -263,16 +361,67 @@ impl ReaderState {
         }
         for p in &mut d.parts {
             p.conv.finish();
+            for (_, conv) in &mut p.inline_agents {
+                conv.finish();
+            }
         }
         d
     }
 }
 
+/// Files larger than this are read in pieces, in parallel.
+pub const PIECE_BYTES: u64 = 32 << 20;
+
 /// Read one transcript file, streaming, from the start.
 pub fn read_transcript(root: usize, tf: &TranscriptFile) -> FileDigest {
+    let (state, tail) = read_fresh(root, tf, PIECE_BYTES);
+    state.into_digest(tf, tail)
+}
+
+/// Read `tf` from the start: in one go, or in pieces when it is large.
+pub fn read_fresh(
+    root: usize,
+    tf: &TranscriptFile,
+    piece_bytes: u64,
+) -> (ReaderState, Option<Skip>) {
+    if tf.size > 2 * piece_bytes {
+        return ReaderState::read_in_pieces(root, tf, piece_bytes);
+    }
     let mut state = ReaderState::new(root, tf);
     let tail = state.read(tf);
-    state.into_digest(tf, tail)
+    (state, tail)
+}
+
+/// Line starts about every `piece_bytes` through the file, then its size.
+fn piece_bounds(path: &Path, piece_bytes: u64) -> Vec<u64> {
+    use std::io::{BufRead, Seek, SeekFrom};
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let mut bounds = vec![0];
+    let Ok(file) = std::fs::File::open(path) else {
+        return vec![0, size];
+    };
+    let mut reader = std::io::BufReader::new(file);
+    let mut target = piece_bytes.max(1);
+    let mut skip = Vec::new();
+    while target < size {
+        if reader.seek(SeekFrom::Start(target)).is_err() {
+            break;
+        }
+        skip.clear();
+        let Ok(n) = reader.read_until(b'\n', &mut skip) else {
+            break;
+        };
+        let start = target + n as u64;
+        if start >= size {
+            break;
+        }
+        if start > *bounds.last().unwrap_or(&0) {
+            bounds.push(start);
+        }
+        target = start + piece_bytes;
+    }
+    bounds.push(size);
+    bounds
 }
 
 /// Apply one user/assistant/system record to a conversation.
@@ -322,33 +471,30 @@ fn part<'a>(
     current: &mut Option<usize>,
     session_id: Option<&str>,
     stem: &str,
+    piece: bool,
 ) -> &'a mut SessionPart {
-    let i = match session_id.filter(|s| !s.is_empty()) {
-        Some(id) => match index.get(id) {
-            Some(i) => *i,
-            None => {
-                parts.push(SessionPart {
-                    id: id.to_string(),
-                    ..SessionPart::default()
-                });
-                index.insert(id.to_string(), parts.len() - 1);
-                parts.len() - 1
-            }
-        },
+    let id = match session_id.filter(|s| !s.is_empty()) {
+        Some(id) => id,
         None => match *current {
-            Some(i) => i,
-            None => match index.get(stem) {
-                Some(i) => *i,
-                None => {
-                    parts.push(SessionPart {
-                        id: stem.to_string(),
-                        ..SessionPart::default()
-                    });
-                    index.insert(stem.to_string(), parts.len() - 1);
-                    parts.len() - 1
-                }
-            },
+            Some(i) => return &mut parts[i],
+            None => stem,
         },
+    };
+    let i = match index.get(id) {
+        Some(i) => *i,
+        None => {
+            parts.push(SessionPart {
+                id: id.to_string(),
+                conv: if piece {
+                    Conversation::for_piece()
+                } else {
+                    Conversation::default()
+                },
+                ..SessionPart::default()
+            });
+            index.insert(id.to_string(), parts.len() - 1);
+            parts.len() - 1
+        }
     };
     *current = Some(i);
     &mut parts[i]
@@ -356,12 +502,16 @@ fn part<'a>(
 
 /// The inline sub-agent a sidechain line belongs to: by `agentId`, else a new
 /// one at each root line (no parent), else the latest.
-fn inline_agent<'a>(p: &'a mut SessionPart, rec: &Record<'_>) -> &'a mut Conversation {
+fn inline_agent<'a>(p: &'a mut SessionPart, rec: &Record<'_>, piece: bool) -> &'a mut Conversation {
+    let mut continues = false;
     let key = match rec.agent_id.as_deref().filter(|a| !a.is_empty()) {
         Some(a) => a.to_string(),
         None => {
-            let starts_new = rec.parent_uuid.0.is_none() || p.inline_agents.is_empty();
-            if starts_new {
+            let root_line = rec.parent_uuid.0.is_none();
+            if root_line || p.inline_agents.is_empty() {
+                // In a piece, a non-root line with no group yet continues the
+                // previous piece's last group.
+                continues = !root_line;
                 format!("sidechain-{}", p.inline_agents.len() + 1)
             } else {
                 p.inline_agents
@@ -374,11 +524,63 @@ fn inline_agent<'a>(p: &'a mut SessionPart, rec: &Record<'_>) -> &'a mut Convers
     let pos = match p.inline_agents.iter().position(|(k, _)| *k == key) {
         Some(i) => i,
         None => {
-            p.inline_agents.push((key, Conversation::default()));
+            let conv = if piece {
+                Conversation::for_piece()
+            } else {
+                Conversation::default()
+            };
+            p.inline_agents.push((key, conv));
+            if continues {
+                p.continued_group = Some(p.inline_agents.len() - 1);
+            }
             p.inline_agents.len() - 1
         }
     };
     &mut p.inline_agents[pos].1
+}
+
+/// Fold the next piece's share of a session into this piece's.
+fn absorb_part(q: &mut SessionPart, p: SessionPart) {
+    if p.titles.custom.is_some() {
+        q.titles.custom = p.titles.custom;
+    }
+    if p.titles.ai.is_some() {
+        q.titles.ai = p.titles.ai;
+    }
+    if q.titles.summary.is_none() {
+        q.titles.summary = p.titles.summary;
+    }
+    q.branches.extend(p.branches);
+    q.versions.extend(p.versions);
+    if q.cwd.is_none() {
+        q.cwd = p.cwd;
+    }
+    if q.entrypoint.is_none() {
+        q.entrypoint = p.entrypoint;
+    }
+    q.uuid_hashes.extend(p.uuid_hashes);
+    q.conv.absorb(p.conv);
+    for (k, (key, conv)) in p.inline_agents.into_iter().enumerate() {
+        if p.continued_group == Some(k) {
+            if let Some((_, last)) = q.inline_agents.last_mut() {
+                last.absorb(conv);
+                continue;
+            }
+        }
+        let anonymous = key.starts_with("sidechain-");
+        if !anonymous {
+            if let Some((_, same)) = q.inline_agents.iter_mut().find(|(k2, _)| *k2 == key) {
+                same.absorb(conv);
+                continue;
+            }
+        }
+        let key = if anonymous {
+            format!("sidechain-{}", q.inline_agents.len() + 1)
+        } else {
+            key
+        };
+        q.inline_agents.push((key, conv));
+    }
 }
 
 /// `agent-<id>.meta.json`: `agentType` and `description`.
