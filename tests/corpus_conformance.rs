@@ -386,7 +386,11 @@ fn read_site(out: &Path) -> (HashMap<String, String>, String) {
         if let Some(pos) = text.find("Session id <code>") {
             let rest = &text[pos + "Session id <code>".len()..];
             let id = rest.split("</code>").next().unwrap_or("");
-            by_session.insert(html_to_text(id).trim().to_string(), text.clone());
+            // A long session has several pages: keep them all.
+            by_session
+                .entry(html_to_text(id).trim().to_string())
+                .or_insert_with(String::new)
+                .push_str(&text);
         }
         all.push_str(&text);
     }

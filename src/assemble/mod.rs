@@ -627,6 +627,7 @@ pub fn assemble(model: &Model) -> Site<'_> {
             months,
         }),
     });
+    let pagings: Vec<Paging> = model.sessions.iter().map(paginate).collect();
     for (i, m) in model.memories.iter().enumerate() {
         let project = projects.get(memory_project[i]);
         site.search_docs.push(crate::search::memory_doc(
@@ -648,20 +649,33 @@ pub fn assemble(model: &Model) -> Site<'_> {
             &model.sessions[i],
             session_href[i].as_deref().unwrap_or_default(),
             project,
+            &pagings[i],
         ));
     }
     for &i in &all_sessions {
         let s = &model.sessions[i];
-        site.pages.push(Page {
-            path: session_href[i].clone().unwrap_or_default(),
-            template: "session.html",
-            title: s.title(),
-            section: "sessions",
-            view: View::Session(session_view(
-                s,
-                session_project[i].as_deref().and_then(project_link),
-            )),
-        });
+        let first = session_href[i].clone().unwrap_or_default();
+        let paging = &pagings[i];
+        for page in 0..paging.pages {
+            let title = if paging.pages > 1 {
+                format!("{} (page {} of {})", s.title(), page + 1, paging.pages)
+            } else {
+                s.title()
+            };
+            site.pages.push(Page {
+                path: session_page_href(&first, page),
+                template: "session.html",
+                title,
+                section: "sessions",
+                view: View::Session(session_view(
+                    s,
+                    session_project[i].as_deref().and_then(project_link),
+                    paging,
+                    page,
+                    &first,
+                )),
+            });
+        }
     }
 
     // Timeline, one page per month plus the latest month as the index.
@@ -715,6 +729,79 @@ pub fn turn_anchors(turns: &[Turn], prefix: &str) -> Vec<String> {
         .collect()
 }
 
+/// Text per session page: a longer conversation continues on pages 2, 3…
+/// so that no page is too big for a browser, or for memory while rendering.
+pub const PAGE_CHARS: usize = 400_000;
+
+/// Which page (0-based) each turn and each sub-agent of a session is on.
+#[derive(Debug, Clone, Default)]
+pub struct Paging {
+    pub turns: Vec<usize>,
+    pub subagents: Vec<usize>,
+    pub pages: usize,
+}
+
+fn turn_chars(t: &Turn) -> usize {
+    100 + match t {
+        Turn::Prompt { text, .. } | Turn::CommandOutput { text } => text.len(),
+        Turn::Assistant { blocks, .. } => blocks
+            .iter()
+            .map(|b| match b {
+                crate::model::Block::Text(t) => t.len(),
+                crate::model::Block::Tool(c) => c.name.len() + c.arg.len() + 40,
+            })
+            .sum(),
+        Turn::Command { name, args, .. } => name.len() + args.len(),
+        Turn::Compaction { summary, .. } => summary.as_ref().map_or(0, String::len),
+    }
+}
+
+/// Cut a session into pages of about [`PAGE_CHARS`]: the conversation first,
+/// then the sub-agents, a sub-agent never split.
+pub fn paginate(s: &Session) -> Paging {
+    let mut paging = Paging::default();
+    let (mut page, mut used) = (0, 0);
+    let mut place = |size: usize| {
+        if used > 0 && used + size > PAGE_CHARS {
+            page += 1;
+            used = 0;
+        }
+        used += size;
+        page
+    };
+    paging.turns = s.turns.iter().map(|t| place(turn_chars(t))).collect();
+    paging.subagents = s
+        .subagents
+        .iter()
+        .map(|a| place(200 + a.turns.iter().map(turn_chars).sum::<usize>()))
+        .collect();
+    paging.pages = page + 1;
+    paging
+}
+
+/// The path of page `page` (0-based) of the session whose first page is `first`.
+pub fn session_page_href(first: &str, page: usize) -> String {
+    if page == 0 {
+        return first.to_string();
+    }
+    let dir = first.strip_suffix("index.html").unwrap_or(first);
+    format!("{dir}{}/index.html", page + 1)
+}
+
+/// A link to `anchor` on page `page`, relative to the session's first page.
+pub fn session_anchor(page: usize, anchor: &str) -> String {
+    let fragment = if anchor.is_empty() {
+        String::new()
+    } else {
+        format!("#{anchor}")
+    };
+    if page == 0 {
+        fragment
+    } else {
+        format!("{}/index.html{fragment}", page + 1)
+    }
+}
+
 fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
     let anchors = turn_anchors(turns, prefix);
     let mut after_assistant = false;
@@ -763,8 +850,28 @@ fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
         .collect()
 }
 
-fn session_view(s: &Session, project: Option<Link>) -> SessionView<'_> {
+fn session_view<'a>(
+    s: &'a Session,
+    project: Option<Link>,
+    paging: &Paging,
+    page: usize,
+    first_href: &str,
+) -> SessionView<'a> {
     let tools = tool_counts(s.tools.iter().map(|(k, v)| (k.as_str(), *v)));
+    let mut turns: Vec<TurnView<'a>> = turn_views(&s.turns, "")
+        .into_iter()
+        .zip(&paging.turns)
+        .filter(|(_, p)| **p == page)
+        .map(|(t, _)| t)
+        .collect();
+    // A page starts with a speaker, even in the middle of the assistant's run.
+    if let Some(TurnView::Assistant { continued, .. }) = turns.first_mut() {
+        *continued = false;
+    }
+    let link = |p: usize| Link {
+        title: format!("Page {}", p + 1),
+        href: session_page_href(first_href, p),
+    };
     SessionView {
         title: s.title(),
         id: &s.id,
@@ -780,12 +887,14 @@ fn session_view(s: &Session, project: Option<Link>) -> SessionView<'_> {
         tokens_in: s.usage.input + s.usage.cache_read + s.usage.cache_creation,
         tokens_out: s.usage.output,
         tools,
-        turns: turn_views(&s.turns, ""),
+        turns,
         subagents: s
             .subagents
             .iter()
             .enumerate()
+            .filter(|(k, _)| paging.subagents[*k] == page)
             .map(|(k, a)| SubagentView {
+                number: k + 1,
                 id: &a.id,
                 role: a.role.label(),
                 layout: match a.layout {
@@ -799,6 +908,10 @@ fn session_view(s: &Session, project: Option<Link>) -> SessionView<'_> {
                 turns: turn_views(&a.turns, &format!("s{}-", k + 1)),
             })
             .collect(),
+        page: page + 1,
+        pages: paging.pages,
+        prev: (page > 0).then(|| link(page - 1)),
+        next: (page + 1 < paging.pages).then(|| link(page + 1)),
     }
 }
 
@@ -1071,6 +1184,48 @@ mod tests {
         assert_eq!(why.as_deref(), Some("CI is slow."));
         assert_eq!(how.as_deref(), Some("run `cargo test` first."));
         assert!(split_skill("no markers").is_none());
+    }
+
+    #[test]
+    fn long_sessions_are_paginated() {
+        let big = "word ".repeat(PAGE_CHARS / 5 / 2 - 100);
+        let mut s = Session::default();
+        for _ in 0..5 {
+            s.turns.push(Turn::Prompt {
+                ts: None,
+                text: big.clone(),
+            });
+        }
+        s.subagents.push(crate::model::Subagent {
+            id: "a".into(),
+            layout: SubagentLayout::Inline,
+            role: crate::model::SubagentRole::Task,
+            agent_type: None,
+            description: None,
+            turns: vec![Turn::Prompt {
+                ts: None,
+                text: "small".into(),
+            }],
+            assistant_turns: 0,
+            started: None,
+        });
+        let p = paginate(&s);
+        assert_eq!(p.turns, vec![0, 0, 1, 1, 2]);
+        assert_eq!(p.subagents, vec![2]);
+        assert_eq!(p.pages, 3);
+        assert_eq!(
+            session_page_href("sessions/x/index.html", 0),
+            "sessions/x/index.html"
+        );
+        assert_eq!(
+            session_page_href("sessions/x/index.html", 2),
+            "sessions/x/3/index.html"
+        );
+        assert_eq!(session_anchor(0, "p1"), "#p1");
+        assert_eq!(session_anchor(1, "p9"), "2/index.html#p9");
+        assert_eq!(session_anchor(1, ""), "2/index.html");
+        let small = Session::default();
+        assert_eq!(paginate(&small).pages, 1);
     }
 
     #[test]

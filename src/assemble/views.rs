@@ -176,6 +176,8 @@ pub enum TurnView<'m> {
 
 #[derive(Debug, Serialize)]
 pub struct SubagentView<'m> {
+    /// 1-based, across all pages: the `agent-N` anchor.
+    pub number: usize,
     pub id: &'m str,
     pub role: &'static str,
     pub layout: &'static str,
@@ -203,6 +205,11 @@ pub struct SessionView<'m> {
     pub tools: Vec<ToolCount>,
     pub turns: Vec<TurnView<'m>>,
     pub subagents: Vec<SubagentView<'m>>,
+    /// This page's number (1-based) and the session's page count.
+    pub page: usize,
+    pub pages: usize,
+    pub prev: Option<Link>,
+    pub next: Option<Link>,
 }
 
 /// One timeline entry.

@@ -84,7 +84,12 @@ fn cut(text: &str, max: usize) -> String {
 }
 
 /// The search document of a session page.
-pub fn session_doc(s: &Session, url: &str, project: Option<&str>) -> Doc {
+pub fn session_doc(
+    s: &Session,
+    url: &str,
+    project: Option<&str>,
+    paging: &crate::assemble::Paging,
+) -> Doc {
     let mut texts = Vec::new();
     let mut budget = TEXT_CHARS;
     let mut push = |anchor: String, text: &str, texts: &mut Vec<(String, String)>| {
@@ -96,7 +101,12 @@ pub fn session_doc(s: &Session, url: &str, project: Option<&str>) -> Doc {
         texts.push((anchor, t));
     };
     // Prompts first: they say what a session was about; then the answers.
-    let anchors = crate::assemble::turn_anchors(&s.turns, "");
+    // Each links to its turn, on whichever page of the session it is.
+    let anchors: Vec<String> = crate::assemble::turn_anchors(&s.turns, "")
+        .iter()
+        .zip(&paging.turns)
+        .map(|(a, page)| crate::assemble::session_anchor(*page, a))
+        .collect();
     for (t, anchor) in s.turns.iter().zip(&anchors) {
         if let Turn::Prompt { text, .. } = t {
             push(anchor.clone(), text, &mut texts);
@@ -112,22 +122,23 @@ pub fn session_doc(s: &Session, url: &str, project: Option<&str>) -> Doc {
                 }
             }
             Turn::Command { name, args, .. } => {
-                push(String::new(), &format!("{name} {args}"), &mut texts)
+                push(anchor.clone(), &format!("{name} {args}"), &mut texts)
             }
             Turn::Compaction {
                 summary: Some(text),
                 ..
-            } => push(String::new(), text, &mut texts),
+            } => push(anchor.clone(), text, &mut texts),
             _ => {}
         }
     }
-    for a in &s.subagents {
-        let anchors = crate::assemble::turn_anchors(&a.turns, "");
-        for (t, _) in a.turns.iter().zip(&anchors) {
+    for (k, a) in s.subagents.iter().enumerate() {
+        let page = paging.subagents.get(k).copied().unwrap_or(0);
+        let anchor = crate::assemble::session_anchor(page, &format!("agent-{}", k + 1));
+        for t in &a.turns {
             if let Turn::Assistant { blocks, .. } = t {
                 for b in blocks {
                     if let crate::model::Block::Text(text) = b {
-                        push(String::new(), text, &mut texts);
+                        push(anchor.clone(), text, &mut texts);
                     }
                 }
             }
@@ -299,6 +310,15 @@ fn find_chars(hay: &[char], needle: &[char]) -> Option<usize> {
     (0..=hay.len() - needle.len()).find(|&i| hay[i..i + needle.len()] == *needle)
 }
 
+/// `link` (`#p3`, or `2/index.html#p120`) resolved against page `url`.
+fn resolve(url: &str, link: &str) -> String {
+    if link.starts_with('#') {
+        return format!("{url}{link}");
+    }
+    let dir = url.rfind('/').map_or("", |i| &url[..=i]);
+    format!("{dir}{link}")
+}
+
 /// One result of [`search_sources`], owned, ready to print or serialise.
 #[derive(Debug, Clone, Serialize)]
 pub struct Found {
@@ -356,7 +376,7 @@ pub fn search_sources(
             project: h.doc.project.clone(),
             date: h.doc.date.clone(),
             url: match &h.anchor {
-                Some(a) => format!("{}#{a}", h.doc.url),
+                Some(a) => resolve(&h.doc.url, a),
                 None => h.doc.url.clone(),
             },
             score: h.score,
@@ -441,7 +461,7 @@ mod tests {
             sort,
             tools: Vec::new(),
             paths: Vec::new(),
-            texts: vec![("p1".into(), text.to_string())],
+            texts: vec![("#p1".into(), text.to_string())],
             outputs: Vec::new(),
         }
     }
@@ -487,7 +507,7 @@ mod tests {
         assert!(s.contains("needle is here"), "{s}");
         assert!(s.starts_with('…') && s.ends_with('…'), "{s}");
         assert!(s.chars().count() <= 162);
-        assert_eq!(anchor.as_deref(), Some("p1"));
+        assert_eq!(anchor.as_deref(), Some("#p1"));
     }
 
     #[test]

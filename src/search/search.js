@@ -182,7 +182,9 @@
       var li = document.createElement("li");
       var a = document.createElement("a");
       a.className = "result-title";
-      a.href = base + r.url + (r.anchor ? "#" + r.anchor : "");
+      // Anchors are relative to the page: "#p3", or "2/index.html#p120" for
+      // a turn on a later page of a long session.
+      a.href = r.anchor ? new URL(r.anchor, base + r.url).href : base + r.url;
       a.textContent = r.title;
       li.appendChild(a);
       var meta = document.createElement("div");
