@@ -29,7 +29,7 @@ pub enum View<'m> {
     About(AboutView<'m>),
     Project(ProjectView<'m>),
     Memory(MemoryView<'m>),
-    Session(SessionView<'m>),
+    Session(SessionPage<'m>),
     Timeline(TimelineView),
     List(ListView<'m>),
 }
@@ -656,25 +656,36 @@ pub fn assemble(model: &Model) -> Site<'_> {
         let s = &model.sessions[i];
         let first = session_href[i].clone().unwrap_or_default();
         let paging = &pagings[i];
+        let project = session_project[i].as_deref().and_then(project_link);
+        let mut anchored_before = 0;
         for page in 0..paging.pages {
             let title = if paging.pages > 1 {
                 format!("{} (page {} of {})", s.title(), page + 1, paging.pages)
             } else {
                 s.title()
             };
+            let (turns, subagents) = paging.ranges(page);
+            let anchored = s.turns[turns.clone()]
+                .iter()
+                .filter(|t| matches!(t, Turn::Prompt { .. } | Turn::Assistant { .. }))
+                .count();
             site.pages.push(Page {
                 path: session_page_href(&first, page),
                 template: "session.html",
                 title,
                 section: "sessions",
-                view: View::Session(session_view(
-                    s,
-                    session_project[i].as_deref().and_then(project_link),
-                    paging,
+                view: View::Session(SessionPage {
+                    session: s,
+                    project: project.clone(),
+                    turns,
+                    subagents,
+                    anchored_before,
                     page,
-                    &first,
-                )),
+                    pages: paging.pages,
+                    first_href: first.clone(),
+                }),
             });
+            anchored_before += anchored;
         }
     }
 
@@ -779,6 +790,19 @@ pub fn paginate(s: &Session) -> Paging {
     paging
 }
 
+impl Paging {
+    /// The turns and the sub-agents on `page`: contiguous ranges, since
+    /// pages are filled in order.
+    pub fn ranges(&self, page: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let range = |of: &[usize]| {
+            let start = of.iter().position(|p| *p >= page).unwrap_or(of.len());
+            let end = of.iter().position(|p| *p > page).unwrap_or(of.len());
+            start..end.max(start)
+        };
+        (range(&self.turns), range(&self.subagents))
+    }
+}
+
 /// The path of page `page` (0-based) of the session whose first page is `first`.
 pub fn session_page_href(first: &str, page: usize) -> String {
     if page == 0 {
@@ -803,12 +827,32 @@ pub fn session_anchor(page: usize, anchor: &str) -> String {
 }
 
 fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
-    let anchors = turn_anchors(turns, prefix);
+    turn_views_from(turns, prefix, 0)
+}
+
+/// Views of `turns`, whose anchors continue after `anchored_before` anchored
+/// turns (the turns of the session's earlier pages).
+fn turn_views_from<'a>(
+    turns: &'a [Turn],
+    prefix: &str,
+    anchored_before: usize,
+) -> Vec<TurnView<'a>> {
+    let mut n = anchored_before;
     let mut after_assistant = false;
     turns
         .iter()
-        .zip(anchors)
-        .map(|(t, anchor)| {
+        .map(|t| {
+            let anchor = match t {
+                Turn::Prompt { .. } => {
+                    n += 1;
+                    format!("{prefix}p{n}")
+                }
+                Turn::Assistant { .. } => {
+                    n += 1;
+                    format!("{prefix}a{n}")
+                }
+                _ => String::new(),
+            };
             let continued = after_assistant;
             after_assistant = matches!(t, Turn::Assistant { .. });
             (t, continued, anchor)
@@ -850,68 +894,79 @@ fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
         .collect()
 }
 
-fn session_view<'a>(
-    s: &'a Session,
-    project: Option<Link>,
-    paging: &Paging,
+/// One page of a session. Its view is built only when the page is hashed
+/// or rendered, so a long session's turns are never all in views at once.
+#[derive(Debug)]
+pub struct SessionPage<'m> {
+    session: &'m Session,
+    pub project: Option<Link>,
+    turns: std::ops::Range<usize>,
+    subagents: std::ops::Range<usize>,
+    /// Prompts and answers on earlier pages: anchors continue after them.
+    anchored_before: usize,
     page: usize,
-    first_href: &str,
-) -> SessionView<'a> {
-    let tools = tool_counts(s.tools.iter().map(|(k, v)| (k.as_str(), *v)));
-    let mut turns: Vec<TurnView<'a>> = turn_views(&s.turns, "")
-        .into_iter()
-        .zip(&paging.turns)
-        .filter(|(_, p)| **p == page)
-        .map(|(t, _)| t)
-        .collect();
-    // A page starts with a speaker, even in the middle of the assistant's run.
-    if let Some(TurnView::Assistant { continued, .. }) = turns.first_mut() {
-        *continued = false;
+    pages: usize,
+    first_href: String,
+}
+
+impl Serialize for SessionPage<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.view().serialize(serializer)
     }
-    let link = |p: usize| Link {
-        title: format!("Page {}", p + 1),
-        href: session_page_href(first_href, p),
-    };
-    SessionView {
-        title: s.title(),
-        id: &s.id,
-        project,
-        date: date_time(s.started),
-        duration: duration(s.started, s.ended),
-        models: s.models.iter().map(String::as_str).collect(),
-        branches: s.branches.iter().map(String::as_str).collect(),
-        versions: s.versions.iter().map(String::as_str).collect(),
-        entrypoint: s.entrypoint.as_deref(),
-        prompts: s.prompts,
-        assistant_turns: s.assistant_turns,
-        tokens_in: s.usage.input + s.usage.cache_read + s.usage.cache_creation,
-        tokens_out: s.usage.output,
-        tools,
-        turns,
-        subagents: s
-            .subagents
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| paging.subagents[*k] == page)
-            .map(|(k, a)| SubagentView {
-                number: k + 1,
-                id: &a.id,
-                role: a.role.label(),
-                layout: match a.layout {
-                    SubagentLayout::Inline => "inline",
-                    SubagentLayout::Sibling => "sibling file",
-                    SubagentLayout::Nested => "subagents folder",
-                },
-                agent_type: a.agent_type.as_deref(),
-                description: a.description.as_deref(),
-                assistant_turns: a.assistant_turns,
-                turns: turn_views(&a.turns, &format!("s{}-", k + 1)),
-            })
-            .collect(),
-        page: page + 1,
-        pages: paging.pages,
-        prev: (page > 0).then(|| link(page - 1)),
-        next: (page + 1 < paging.pages).then(|| link(page + 1)),
+}
+
+impl SessionPage<'_> {
+    fn view(&self) -> SessionView<'_> {
+        let s = self.session;
+        let tools = tool_counts(s.tools.iter().map(|(k, v)| (k.as_str(), *v)));
+        let mut turns = turn_views_from(&s.turns[self.turns.clone()], "", self.anchored_before);
+        // A page starts with a speaker, even in the middle of the assistant's run.
+        if let Some(TurnView::Assistant { continued, .. }) = turns.first_mut() {
+            *continued = false;
+        }
+        let link = |p: usize| Link {
+            title: format!("Page {}", p + 1),
+            href: session_page_href(&self.first_href, p),
+        };
+        SessionView {
+            title: s.title(),
+            id: &s.id,
+            project: self.project.clone(),
+            date: date_time(s.started),
+            duration: duration(s.started, s.ended),
+            models: s.models.iter().map(String::as_str).collect(),
+            branches: s.branches.iter().map(String::as_str).collect(),
+            versions: s.versions.iter().map(String::as_str).collect(),
+            entrypoint: s.entrypoint.as_deref(),
+            prompts: s.prompts,
+            assistant_turns: s.assistant_turns,
+            tokens_in: s.usage.input + s.usage.cache_read + s.usage.cache_creation,
+            tokens_out: s.usage.output,
+            tools,
+            turns,
+            subagents: s.subagents[self.subagents.clone()]
+                .iter()
+                .zip(self.subagents.clone())
+                .map(|(a, k)| SubagentView {
+                    number: k + 1,
+                    id: &a.id,
+                    role: a.role.label(),
+                    layout: match a.layout {
+                        SubagentLayout::Inline => "inline",
+                        SubagentLayout::Sibling => "sibling file",
+                        SubagentLayout::Nested => "subagents folder",
+                    },
+                    agent_type: a.agent_type.as_deref(),
+                    description: a.description.as_deref(),
+                    assistant_turns: a.assistant_turns,
+                    turns: turn_views(&a.turns, &format!("s{}-", k + 1)),
+                })
+                .collect(),
+            page: self.page + 1,
+            pages: self.pages,
+            prev: (self.page > 0).then(|| link(self.page - 1)),
+            next: (self.page + 1 < self.pages).then(|| link(self.page + 1)),
+        }
     }
 }
 
