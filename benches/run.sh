@@ -7,6 +7,7 @@
 #   bash benches/run.sh --compare                 # add claude-code-log on the 100MB data
 #   bash benches/run.sh --keep                    # keep the built sites under target/bench-out
 #   bash benches/run.sh --runs 3                  # cold builds and rg runs per size (default 2)
+#   bash benches/run.sh --no-wait                 # do not wait for idle CPUs before each run
 #
 # What it does, for each size:
 #   1. builds ccwiki and the corpus generator in release mode (once);
@@ -21,13 +22,19 @@
 #      a median-sized session file of the data is copied to a new uuid (the
 #      session id inside rewritten too), the site is rebuilt in place (with
 #      --timings, so the phases show what the cache saved), then the copy is
-#      deleted so the data stays pristine. Whatever the binary caches is used;
-#   6. the floor: `rg -c '"type"'` over the same directory (best of --runs).
-# "Cold" means no previous output; the OS page cache is NOT dropped (the data
-# was just generated or read, so it is in memory: these are CPU figures).
+#      deleted so the data stays pristine. Whatever the binary caches is used.
+#   6. the floor: `rg -c --no-ignore --hidden '"type"' DIR` (rg recurses by
+#      itself; its -r is --replace), best of --runs.
+# Before each measured run the script waits (up to 60 s) for the CPUs to be
+# at most 15% busy, and every figure line shows the CPU time (user + system)
+# next to the wall time: CPU time is what to compare when the machine was
+# shared. "Cold" means no previous output and no cache; the OS page cache is
+# NOT dropped (the data was just generated or read, so it is in memory:
+# these are CPU figures, not disk figures).
 #
 # ccwiki's cache goes to target/bench-cache/<size> (CCWIKI_CACHE_DIR), never
-# to ~/.cache. The data directories are only read.
+# to ~/.cache. The data directories are only read, apart from the one session
+# file added (and removed) for the rebuild figure.
 #
 # MB/s = transcript bytes (the .jsonl files under projects/, what ccwiki
 # reports as "read N MB of transcripts") / wall seconds. 1 MB = 10^6 bytes.
@@ -44,6 +51,7 @@ KEEP=0
 COMPARE=0
 BIG=0
 RUNS=2
+WAIT_MAX=60
 
 usage() {
     sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'
@@ -57,6 +65,7 @@ while [ $# -gt 0 ]; do
         --compare) COMPARE=1; shift ;;
         --big) BIG=1; shift ;;
         --runs) RUNS="${2:?--runs needs a number}"; shift 2 ;;
+        --no-wait) WAIT_MAX=0; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -109,12 +118,43 @@ GEN="$TMP/gen_corpus"
 
 # ------------------------------------------------------------------ helpers
 
+# Busy share of all CPUs over the next second, in percent (from /proc/stat).
+cpu_busy() {
+    local a b
+    a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+    sleep 1
+    b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ")
+        busy = y[1] - x[1]; idle = y[2] - x[2]
+        printf "%.0f", (busy + idle > 0) ? 100 * busy / (busy + idle) : 0 }'
+}
+
+# Wait (up to $WAIT_MAX seconds) until the CPUs are mostly idle, so that
+# another job on the machine does not end up in the figures. Sets BUSY to
+# the share seen last (percent).
+wait_idle() {
+    BUSY=0
+    [ "$WAIT_MAX" -gt 0 ] || return 0
+    local waited=0
+    while :; do
+        BUSY=$(cpu_busy)
+        [ "$BUSY" -le 15 ] && return 0
+        waited=$((waited + 1))
+        if [ "$waited" -ge "$WAIT_MAX" ]; then
+            say "   (the CPUs are still ${BUSY}% busy after ${WAIT_MAX} s: measuring anyway)"
+            return 0
+        fi
+    done
+}
+
 # measure LOG CMD...: run CMD under /usr/bin/time -v, stdout+stderr to LOG.
-# Sets WALL (seconds), RSS_MB (peak resident set, MB) and RC.
+# Sets WALL (seconds), CPU (user + system seconds), RSS_MB (peak resident
+# set, MB) and RC.
 measure() {
     local log="$1"; shift
     local tf="$TMP/time.txt"
     local t0 t1
+    wait_idle
     RC=0
     t0=$EPOCHREALTIME
     /usr/bin/time -v -o "$tf" "$@" >"$log" 2>&1 || RC=$?
@@ -122,6 +162,7 @@ measure() {
     # Wall time from the shell's clock (microseconds; /usr/bin/time rounds to 10 ms).
     WALL=$(awk -v a="${t0/,/.}" -v b="${t1/,/.}" 'BEGIN { printf "%.3f", b - a }')
     RSS_MB=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$tf")
+    CPU=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$tf")
 }
 
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 <= b + 0) ? a : b }'; }
@@ -170,6 +211,7 @@ new_uuid() {
 ROWS=()
 FLOOR=()
 REBUILDS=()
+CPUS=()
 
 bench() { # bench LABEL GEN-ARGS...
     local label="$1"; shift
@@ -182,14 +224,15 @@ bench() { # bench LABEL GEN-ARGS...
     say "== $label: $(awk -v b="$bytes" 'BEGIN { printf "%.1f MB", b / 1e6 }') of transcripts in $dir"
 
     # Cold builds: no previous output, best of $RUNS.
-    local best="" peak=0 i
+    local best="" bestcpu="" peak=0 i
     export CCWIKI_CACHE_DIR="$CACHE_ROOT/$label"
     for i in $(seq 1 "$RUNS"); do
         rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
         measure "$logs/cold$i.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
         if [ "$RC" -ne 0 ]; then say "ccwiki build failed (exit $RC):"; cat "$logs/cold$i.log" >&2; exit 1; fi
-        say "   cold build $i: ${WALL} s, peak RSS ${RSS_MB} MB"
+        say "   cold build $i: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB"
         best=$([ -z "$best" ] && echo "$WALL" || min "$best" "$WALL")
+        bestcpu=$([ -z "$bestcpu" ] && echo "$CPU" || min "$bestcpu" "$CPU")
         peak=$(max "$peak" "$RSS_MB")
     done
 
@@ -198,14 +241,14 @@ bench() { # bench LABEL GEN-ARGS...
     measure "$logs/timings.log" "$CCWIKI" build --source "$dir" --out "$out" --timings
     if [ "$RC" -ne 0 ]; then say "ccwiki build --timings failed (exit $RC):"; cat "$logs/timings.log" >&2; exit 1; fi
     peak=$(max "$peak" "$RSS_MB")
-    say "   --timings build: ${WALL} s, peak RSS ${RSS_MB} MB; ccwiki says:"
+    say "   --timings build: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB; ccwiki says:"
     sed 's/^/     /' "$logs/timings.log" >&2
 
     # Rebuild with nothing changed, into the existing site.
     measure "$logs/same.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
     if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/same.log" >&2; exit 1; fi
     local same="$WALL"
-    say "   rebuild, nothing changed: ${WALL} s, peak RSS ${RSS_MB} MB"
+    say "   rebuild, nothing changed: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB"
 
     # Rebuild after one new session, into the existing site.
     local pick size src newid old dst rebuild
@@ -220,21 +263,23 @@ bench() { # bench LABEL GEN-ARGS...
     rm -f -- "$dst"; ADDED=""
     if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/rebuild.log" >&2; exit 1; fi
     rebuild="$WALL"
-    say "   rebuild after one new session ($(awk -v b="$size" 'BEGIN { printf "%.2f MB", b / 1e6 }')): ${rebuild} s, peak RSS ${RSS_MB} MB; ccwiki says:"
+    say "   rebuild after one new session ($(awk -v b="$size" 'BEGIN { printf "%.2f MB", b / 1e6 }')): ${rebuild} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB; ccwiki says:"
     sed 's/^/     /' "$logs/rebuild.log" >&2
 
     # The floor: rg counting '"type"' over the same directory, best of $RUNS.
-    local rgbest=""
+    local rgbest="" rgcpu=""
     for i in $(seq 1 "$RUNS"); do
         measure "$logs/rg$i.log" rg -c --no-ignore --hidden '"type"' "$dir"
         if [ "$RC" -gt 1 ]; then say "rg failed (exit $RC):"; cat "$logs/rg$i.log" >&2; exit 1; fi
         rgbest=$([ -z "$rgbest" ] && echo "$WALL" || min "$rgbest" "$WALL")
+        rgcpu=$([ -z "$rgcpu" ] && echo "$CPU" || min "$rgcpu" "$CPU")
     done
-    say "   rg -c '\"type\"': ${rgbest} s ($(mbps "$bytes" "$rgbest") MB/s)"
+    say "   rg -c '\"type\"': ${rgbest} s (CPU ${rgcpu} s), $(mbps "$bytes" "$rgbest") MB/s"
 
     ROWS+=("| $label | $bytes | $best | $(mbps "$bytes" "$best") | $peak | $rebuild | $rgbest | $(ratio "$best" "$rgbest") |")
     FLOOR+=("| $label | $rgbest | $(mbps "$bytes" "$rgbest") | $best | $(mbps "$bytes" "$best") | $(ratio "$best" "$rgbest") |")
     REBUILDS+=("| $label | $best | $same | $rebuild |")
+    CPUS+=("| $label | $bestcpu | $rgcpu | $(ratio "$bestcpu" "$rgcpu") | $(mbps "$bytes" "$bestcpu") |")
     [ "$KEEP" -eq 1 ] || rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"
 }
 
@@ -267,7 +312,7 @@ if [ "$COMPARE" -eq 1 ]; then
     # its cache) beside the transcripts. So each run gets a fresh HOME holding
     # a copy of projects/, which keeps the benchmark data pristine and the run
     # cold (no cache, no previous HTML).
-    cbest="" cpeak=0
+    cbest="" ccpu="" cpeak=0
     for i in $(seq 1 "$RUNS"); do
         home="$TMP/ccl-home-$i"
         rm -rf -- "$home"; mkdir -p "$home/.claude"
@@ -276,28 +321,31 @@ if [ "$COMPARE" -eq 1 ]; then
         measure "$TMP/ccl$i.log" env HOME="$home" "$venv/bin/claude-code-log"
         if [ "$RC" -ne 0 ]; then say "claude-code-log failed (exit $RC):"; tail -20 "$TMP/ccl$i.log" >&2; exit 1; fi
         nhtml=$(find "$home/.claude/projects" -name '*.html' | wc -l)
-        say "   run $i: ${WALL} s, peak RSS ${RSS_MB} MB (largest single process), $nhtml HTML files"
+        say "   run $i: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB (largest single process), $nhtml HTML files"
         cbest=$([ -z "$cbest" ] && echo "$WALL" || min "$cbest" "$WALL")
+        ccpu=$([ -z "$ccpu" ] && echo "$CPU" || min "$ccpu" "$CPU")
         cpeak=$(max "$cpeak" "$RSS_MB")
         rm -rf -- "$home"
     done
     # ccwiki on the same data, for the same table.
-    outp="$OUT_ROOT/100MB-compare"; wbest="" wpeak=0
+    outp="$OUT_ROOT/100MB-compare"; wbest="" wcpu="" wpeak=0
     export CCWIKI_CACHE_DIR="$CACHE_ROOT/100MB-compare"
     for i in $(seq 1 "$RUNS"); do
         rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
         measure "$TMP/cmp-ccwiki$i.log" "$CCWIKI" build --source "$dir" --out "$outp/site" --quiet
         wbest=$([ -z "$wbest" ] && echo "$WALL" || min "$wbest" "$WALL")
+        wcpu=$([ -z "$wcpu" ] && echo "$CPU" || min "$wcpu" "$CPU")
         wpeak=$(max "$wpeak" "$RSS_MB")
     done
     [ "$KEEP" -eq 1 ] || rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"
     CMP=$(printf '%s\n' \
-        "| tool | data | bytes | wall s | MB/s | peak RSS MB |" \
-        "|---|---|---:|---:|---:|---:|" \
-        "| ccwiki | 100MB | $bytes | $wbest | $(mbps "$bytes" "$wbest") | $wpeak |" \
-        "| claude-code-log $version | 100MB | $bytes | $cbest | $(mbps "$bytes" "$cbest") | $cpeak |" \
+        "| tool | data | bytes | wall s | MB/s | CPU s | peak RSS MB |" \
+        "|---|---|---:|---:|---:|---:|---:|" \
+        "| ccwiki | 100MB | $bytes | $wbest | $(mbps "$bytes" "$wbest") | $wcpu | $wpeak |" \
+        "| claude-code-log $version | 100MB | $bytes | $cbest | $(mbps "$bytes" "$cbest") | $ccpu | $cpeak |" \
         "" \
-        "claude-code-log is $(ratio "$cbest" "$wbest") ccwiki's wall time on this data.")
+        "claude-code-log takes $(ratio "$cbest" "$wbest") ccwiki's wall time and $(ratio "$ccpu" "$wcpu") its CPU time on this data." \
+        "Its peak RSS is that of its largest single process (it runs worker processes).")
 fi
 
 # ------------------------------------------------------------------ report
@@ -323,6 +371,14 @@ if [ ${#REBUILDS[@]} -gt 0 ]; then
     echo "| size | cold s | rebuild, nothing changed s | rebuild, one new session s |"
     echo "|---|---:|---:|---:|"
     printf '%s\n' "${REBUILDS[@]}"
+fi
+if [ ${#CPUS[@]} -gt 0 ]; then
+    echo
+    echo "CPU time (user + system, best of $RUNS): robust to other load; MB/s per CPU-second."
+    echo
+    echo "| size | ccwiki CPU s | rg CPU s | ratio | ccwiki MB per CPU-s |"
+    echo "|---|---:|---:|---:|---:|"
+    printf '%s\n' "${CPUS[@]}"
 fi
 if [ -n "$CMP" ]; then
     echo
