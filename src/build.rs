@@ -201,7 +201,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         report.redactions = redactor.counts();
     }
 
-    let site = timed(&mut report, "assemble", || assemble::assemble(&model));
+    let mut site = timed(&mut report, "assemble", || assemble::assemble(&model));
     report.skips.extend(site.skips.iter().cloned());
     report.projects = site.projects;
     report.sessions = site.sessions;
@@ -219,8 +219,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     opts.progress.report("rendering", 0, 0);
     let previous = cache.pages().clone();
     let stager = write::Stager::begin(&opts.out, &previous)?;
+    let search_docs = std::mem::take(&mut site.search_docs);
     timed(&mut report, "render", || {
-        render::render(&site, &renderer, &stager)
+        render::render(&site, search_docs, &renderer, &stager)
     })?;
     let written = timed(&mut report, "write", || stager.commit())?;
     report.files_written = written.files;

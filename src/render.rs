@@ -270,8 +270,23 @@ impl Renderer {
 }
 
 /// Render every page, in parallel, straight into `stager`, with the static
-/// files and the search index. Returns the number of files.
-pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager<'_>) -> Result<usize, Error> {
+/// files and the search index. The index goes first so that its documents
+/// are freed before the pages are rendered. Returns the number of files.
+pub fn render(
+    site: &Site<'_>,
+    search_docs: Vec<crate::search::Doc>,
+    r: &Renderer,
+    stager: &Stager<'_>,
+) -> Result<usize, Error> {
+    let mut files = 0;
+    crate::search::write_index(&search_docs, SHARD_BYTES, |path, bytes| {
+        files += 1;
+        stager.put(path, bytes, 0)
+    })?;
+    drop(search_docs);
+    for (path, bytes) in &r.static_files {
+        stager.put(path, bytes, 0)?;
+    }
     site.pages.par_iter().try_for_each(|p| {
         // A page made from the same templates and the same context as last
         // time is the same page: keep it without rendering.
@@ -281,14 +296,7 @@ pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager<'_>) -> Result<usiz
         }
         stager.put(&p.path, r.page(p)?.as_bytes(), input)
     })?;
-    for (path, bytes) in &r.static_files {
-        stager.put(path, bytes, 0)?;
-    }
-    let index = crate::search::index_files(&site.search_docs, SHARD_BYTES);
-    for (path, bytes) in &index {
-        stager.put(path, bytes, 0)?;
-    }
-    Ok(site.pages.len() + r.static_files.len() + index.len())
+    Ok(files + r.static_files.len() + site.pages.len())
 }
 
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown.

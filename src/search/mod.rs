@@ -398,6 +398,21 @@ pub fn shard_key(project: Option<&str>) -> String {
 /// calls `ccwikiSearch.add([...])`. Knowledge is one shard, each project's
 /// sessions another, split so no shard exceeds about `shard_bytes`.
 pub fn index_files(docs: &[Doc], shard_bytes: usize) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let _ = write_index(docs, shard_bytes, |path, bytes| {
+        files.push((path.to_string(), bytes.to_vec()));
+        Ok::<(), std::convert::Infallible>(())
+    });
+    files
+}
+
+/// [`index_files`], handing each file to `emit` as soon as it is complete,
+/// so that the whole index is never in memory at once.
+pub fn write_index<E>(
+    docs: &[Doc],
+    shard_bytes: usize,
+    mut emit: impl FnMut(&str, &[u8]) -> Result<(), E>,
+) -> Result<(), E> {
     let mut groups: std::collections::BTreeMap<String, Vec<&Doc>> = Default::default();
     for d in docs {
         let key = match d.kind {
@@ -406,45 +421,50 @@ pub fn index_files(docs: &[Doc], shard_bytes: usize) -> Vec<(String, Vec<u8>)> {
         };
         groups.entry(key).or_default().push(d);
     }
-    let mut files = Vec::new();
     let mut names = Vec::new();
     for (key, docs) in groups {
         let mut part = 0;
-        let mut buf: Vec<String> = Vec::new();
-        let mut size = 0;
-        let mut flush =
-            |buf: &mut Vec<String>, part: &mut usize, files: &mut Vec<(String, Vec<u8>)>| {
-                if buf.is_empty() {
-                    return;
-                }
-                let name = if *part == 0 {
-                    key.clone()
-                } else {
-                    format!("{key}-{part}")
-                };
-                let body = format!("ccwikiSearch.add([\n{}\n]);\n", buf.join(",\n"));
-                files.push((format!("search/{name}.js"), body.into_bytes()));
-                names.push(name);
-                *part += 1;
-                buf.clear();
-            };
+        let mut body = String::new();
         for d in docs {
             let json = serde_json::to_string(d).unwrap_or_default();
-            if size + json.len() > shard_bytes && !buf.is_empty() {
-                flush(&mut buf, &mut part, &mut files);
-                size = 0;
+            if !body.is_empty() && body.len() + json.len() > shard_bytes {
+                let name = shard_name(&key, part);
+                emit(&format!("search/{name}.js"), close_shard(body).as_bytes())?;
+                names.push(name);
+                part += 1;
+                body = String::new();
             }
-            size += json.len();
-            buf.push(json);
+            body.push_str(if body.is_empty() {
+                "ccwikiSearch.add([\n"
+            } else {
+                ",\n"
+            });
+            body.push_str(&json);
         }
-        flush(&mut buf, &mut part, &mut files);
+        if !body.is_empty() {
+            let name = shard_name(&key, part);
+            emit(&format!("search/{name}.js"), close_shard(body).as_bytes())?;
+            names.push(name);
+        }
     }
     let manifest = serde_json::to_string(&names).unwrap_or_else(|_| "[]".into());
-    files.push((
-        "search/index.js".to_string(),
-        format!("ccwikiSearch.shards({manifest});\n").into_bytes(),
-    ));
-    files
+    emit(
+        "search/index.js",
+        format!("ccwikiSearch.shards({manifest});\n").as_bytes(),
+    )
+}
+
+fn shard_name(key: &str, part: usize) -> String {
+    if part == 0 {
+        key.to_string()
+    } else {
+        format!("{key}-{part}")
+    }
+}
+
+fn close_shard(mut body: String) -> String {
+    body.push_str("\n]);\n");
+    body
 }
 
 #[cfg(test)]
