@@ -43,6 +43,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         "partials/turns.html",
         include_str!("../templates/partials/turns.html"),
     ),
+    (
+        "partials/session_pager.html",
+        include_str!("../templates/partials/session_pager.html"),
+    ),
 ];
 
 /// The script that runs search in the browser (the same rules as [`crate::search`]).
