@@ -667,7 +667,7 @@ pub fn assemble(model: &Model) -> Site<'_> {
             let (turns, subagents) = paging.ranges(page);
             let anchored = s.turns[turns.clone()]
                 .iter()
-                .filter(|t| matches!(t, Turn::Prompt { .. } | Turn::Assistant { .. }))
+                .filter(|t| anchor_letter(t).is_some())
                 .count();
             site.pages.push(Page {
                 path: session_page_href(&first, page),
@@ -723,19 +723,30 @@ fn tool_counts<'a>(tools: impl Iterator<Item = (&'a str, u64)>) -> Vec<ToolCount
 /// The anchor of each turn on its page: `p3` for the third prompt or
 /// answer, `a4`…; empty for turns without one. Search links use them.
 pub fn turn_anchors(turns: &[Turn], prefix: &str) -> Vec<String> {
-    let mut n = 0;
+    turn_anchors_from(turns, prefix, 0)
+}
+
+/// The anchor letter of a turn that gets one: `p` for a prompt, `a` for an answer.
+fn anchor_letter(t: &Turn) -> Option<char> {
+    match t {
+        Turn::Prompt { .. } => Some('p'),
+        Turn::Assistant { .. } => Some('a'),
+        _ => None,
+    }
+}
+
+/// [`turn_anchors`], numbering on after `anchored_before` anchored turns
+/// (those on a session's earlier pages).
+fn turn_anchors_from(turns: &[Turn], prefix: &str, anchored_before: usize) -> Vec<String> {
+    let mut n = anchored_before;
     turns
         .iter()
-        .map(|t| match t {
-            Turn::Prompt { .. } => {
+        .map(|t| match anchor_letter(t) {
+            Some(letter) => {
                 n += 1;
-                format!("{prefix}p{n}")
+                format!("{prefix}{letter}{n}")
             }
-            Turn::Assistant { .. } => {
-                n += 1;
-                format!("{prefix}a{n}")
-            }
-            _ => String::new(),
+            None => String::new(),
         })
         .collect()
 }
@@ -837,22 +848,12 @@ fn turn_views_from<'a>(
     prefix: &str,
     anchored_before: usize,
 ) -> Vec<TurnView<'a>> {
-    let mut n = anchored_before;
+    let anchors = turn_anchors_from(turns, prefix, anchored_before);
     let mut after_assistant = false;
     turns
         .iter()
-        .map(|t| {
-            let anchor = match t {
-                Turn::Prompt { .. } => {
-                    n += 1;
-                    format!("{prefix}p{n}")
-                }
-                Turn::Assistant { .. } => {
-                    n += 1;
-                    format!("{prefix}a{n}")
-                }
-                _ => String::new(),
-            };
+        .zip(anchors)
+        .map(|(t, anchor)| {
             let continued = after_assistant;
             after_assistant = matches!(t, Turn::Assistant { .. });
             (t, continued, anchor)
