@@ -174,9 +174,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     } else {
         crate::cache::Cache::disabled()
     };
+    let spill = crate::spill::Spill::new()?;
     let extracted = timed(&mut report, "extract", || {
-        extract::extract_cached(&sources.roots, &mut cache, &opts.progress)
-    });
+        extract::extract_cached(&sources.roots, &mut cache, &opts.progress, &spill)
+    })?;
     report.cache = cache.stats;
     report.lines = extracted.lines;
     report.skips.extend(triaged.skips);
@@ -186,6 +187,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         sessions: extracted.sessions,
         history: extracted.history,
         starts: extracted.starts,
+        spill,
     };
     report.excluded = crate::exclude::apply(&mut model, &excluder);
 
@@ -197,11 +199,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
             })?;
         timed(&mut report, "redact", || {
             redact::apply(&mut model, &redactor)
-        });
+        })?;
         report.redactions = redactor.counts();
     }
 
-    let mut site = timed(&mut report, "assemble", || assemble::assemble(&model));
+    let mut site = timed(&mut report, "assemble", || assemble::assemble(&model))?;
     report.skips.extend(site.skips.iter().cloned());
     report.projects = site.projects;
     report.sessions = site.sessions;

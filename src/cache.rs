@@ -117,7 +117,7 @@ pub struct Cache {
 }
 
 /// Where caches live; None when no home or cache directory is known.
-fn cache_root() -> Option<PathBuf> {
+pub(crate) fn cache_root() -> Option<PathBuf> {
     let var = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())

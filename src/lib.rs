@@ -29,6 +29,7 @@ pub mod render;
 pub mod search;
 pub mod skip;
 pub mod slugs;
+pub mod spill;
 pub mod theme;
 pub mod triage;
 pub mod write;

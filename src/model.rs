@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+pub use crate::spill::Turns;
+
 /// The `type` of a memory file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum MemoryKind {
@@ -179,7 +181,7 @@ impl SubagentRole {
 }
 
 /// A sub-agent conversation attached to the session that spawned it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Subagent {
     pub id: String,
     pub layout: SubagentLayout,
@@ -188,7 +190,7 @@ pub struct Subagent {
     pub agent_type: Option<String>,
     /// `description` from `.meta.json`, when there is one.
     pub description: Option<String>,
-    pub turns: Vec<Turn>,
+    pub turns: Turns,
     pub assistant_turns: u64,
     pub started: Option<DateTime<Utc>>,
 }
@@ -214,7 +216,7 @@ impl Titles {
 }
 
 /// One conversation, with everything the wiki shows of it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct Session {
     pub id: String,
     pub root: usize,
@@ -230,7 +232,7 @@ pub struct Session {
     pub branches: BTreeSet<String>,
     pub versions: BTreeSet<String>,
     pub entrypoint: Option<String>,
-    pub turns: Vec<Turn>,
+    pub turns: Turns,
     pub subagents: Vec<Subagent>,
     pub prompts: u64,
     pub assistant_turns: u64,
@@ -330,4 +332,6 @@ pub struct Model {
     pub sessions: Vec<Session>,
     pub history: Vec<HistoryEntry>,
     pub starts: Vec<SessionStart>,
+    /// Where the sessions' turns are.
+    pub spill: crate::spill::Spill,
 }

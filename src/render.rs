@@ -224,8 +224,8 @@ impl Renderer {
     }
 
     /// A hash of everything that shapes `page`'s HTML: the templates and
-    /// site settings, and the page's own context.
-    pub fn input_hash(&self, page: &Page<'_>) -> u64 {
+    /// site settings, and the page's own context, `view`.
+    fn input_hash(&self, page: &Page<'_>, view: &impl Serialize) -> u64 {
         use std::hash::{Hash, Hasher};
         struct HashWriter(std::collections::hash_map::DefaultHasher);
         impl std::io::Write for HashWriter {
@@ -246,15 +246,15 @@ impl Renderer {
             page.section,
         )
             .hash(&mut w.0);
-        if serde_json::to_writer(&mut w, &page.view).is_err() {
+        if serde_json::to_writer(&mut w, view).is_err() {
             return 0;
         }
         w.0.finish().max(1)
     }
 
-    /// Render one page to HTML.
-    pub fn page(&self, page: &Page<'_>) -> Result<String, Error> {
-        let mut ctx = Context::from_serialize(&page.view)
+    /// Render `page`, whose context is `view`, to HTML.
+    fn html(&self, page: &Page<'_>, view: &impl Serialize) -> Result<String, Error> {
+        let mut ctx = Context::from_serialize(view)
             .map_err(|e| Error::Template(format!("{}: {}", page.path, describe(&e))))?;
         ctx.insert("root", &page.root());
         ctx.insert(
@@ -270,6 +270,30 @@ impl Renderer {
             let msg = one_line(&describe(&e), self.site_dir.as_deref(), &self.theme_dir);
             Error::Template(format!("{msg} (rendering {})", page.path))
         })
+    }
+
+    /// Render `page` into `stager`, unless the page made from the same
+    /// templates and the same context last time can be kept as it is.
+    fn emit(
+        &self,
+        page: &Page<'_>,
+        view: &impl Serialize,
+        stager: &Stager<'_>,
+    ) -> Result<(), Error> {
+        let input = self.input_hash(page, view);
+        if stager.reuse(&page.path, input)? {
+            return Ok(());
+        }
+        stager.put(&page.path, self.html(page, view)?.as_bytes(), input)
+    }
+
+    /// Render one page into `stager`; a session page's turns are read
+    /// back from the spill for the time it takes.
+    pub fn page(&self, page: &Page<'_>, stager: &Stager<'_>) -> Result<(), Error> {
+        match &page.view {
+            crate::assemble::View::Session(s) => self.emit(page, &s.load()?.view(), stager),
+            view => self.emit(page, view, stager),
+        }
     }
 }
 
@@ -291,15 +315,7 @@ pub fn render(
     for (path, bytes) in &r.static_files {
         stager.put(path, bytes, 0)?;
     }
-    site.pages.par_iter().try_for_each(|p| {
-        // A page made from the same templates and the same context as last
-        // time is the same page: keep it without rendering.
-        let input = r.input_hash(p);
-        if stager.reuse(&p.path, input)? {
-            return Ok(());
-        }
-        stager.put(&p.path, r.page(p)?.as_bytes(), input)
-    })?;
+    site.pages.par_iter().try_for_each(|p| r.page(p, stager))?;
     Ok(files + r.static_files.len() + site.pages.len())
 }
 

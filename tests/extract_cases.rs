@@ -20,6 +20,11 @@ fn run(files: &[(&str, &[u8])]) -> Extracted {
     extract(&sources.roots)
 }
 
+/// A session's turns: `extract` keeps them in memory.
+fn turns(s: &Session) -> Vec<Turn> {
+    ccwiki::spill::Spill::none().load(&s.turns).unwrap()
+}
+
 fn session<'a>(x: &'a Extracted, id: &str) -> &'a Session {
     x.sessions.iter().find(|s| s.id == id).unwrap_or_else(|| {
         panic!(
@@ -81,7 +86,7 @@ fn split_response_is_one_turn_with_usage_counted_once() {
     assert_eq!(s.prompts, 1, "a tool result is not a prompt");
     assert_eq!(s.usage.output, 10, "usage once per message.id");
     assert_eq!(s.usage.input, 20);
-    let Turn::Assistant { blocks, .. } = &s.turns[1] else {
+    let Turn::Assistant { blocks, .. } = &turns(s)[1] else {
         panic!("{:?}", s.turns)
     };
     assert_eq!(
@@ -110,10 +115,10 @@ fn meta_command_and_caveat_lines_are_not_prompts() {
     let s = session(&x, "s");
     assert_eq!(s.prompts, 1);
     assert!(
-        matches!(&s.turns[0], Turn::Command { name, args, .. } if name == "/review" && args == "src")
+        matches!(&turns(s)[0], Turn::Command { name, args, .. } if name == "/review" && args == "src")
     );
-    assert!(matches!(&s.turns[1], Turn::CommandOutput { text } if text == "Total cost: $0.12"));
-    assert!(matches!(&s.turns[2], Turn::Prompt { text, .. } if text == "the real question"));
+    assert!(matches!(&turns(s)[1], Turn::CommandOutput { text } if text == "Total cost: $0.12"));
+    assert!(matches!(&turns(s)[2], Turn::Prompt { text, .. } if text == "the real question"));
     assert_eq!(s.turns.len(), 3);
 }
 
@@ -214,10 +219,10 @@ fn compaction_is_a_marker_with_its_summary() {
     let s = session(&x, "s");
     assert_eq!(s.prompts, 1);
     assert!(
-        matches!(&s.turns[1], Turn::Compaction { kind: CompactKind::Full, summary: Some(t), .. } if t.contains("we fixed X"))
+        matches!(&turns(s)[1], Turn::Compaction { kind: CompactKind::Full, summary: Some(t), .. } if t.contains("we fixed X"))
     );
     assert!(matches!(
-        &s.turns[2],
+        &turns(s)[2],
         Turn::Compaction {
             kind: CompactKind::Micro,
             summary: None,
@@ -294,8 +299,8 @@ fn hostile_text_never_breaks_the_read() {
     ]);
     let s = session(&x, "s");
     assert_eq!(s.prompts, 3);
-    assert!(matches!(&s.turns[0], Turn::Prompt { text, .. } if text == "lone \u{fffd} surrogate"));
-    assert!(matches!(&s.turns[1], Turn::Prompt { text, .. } if text.contains('\u{fffd}')));
+    assert!(matches!(&turns(s)[0], Turn::Prompt { text, .. } if text == "lone \u{fffd} surrogate"));
+    assert!(matches!(&turns(s)[1], Turn::Prompt { text, .. } if text.contains('\u{fffd}')));
     assert_eq!(x.skips.len(), 1, "{:?}", x.skips);
     assert_eq!(x.skips[0].line, Some(5));
     assert!(x.skips[0].reason.contains("incomplete last line"));

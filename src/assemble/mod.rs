@@ -29,6 +29,8 @@ pub enum View<'m> {
     About(AboutView<'m>),
     Project(ProjectView<'m>),
     Memory(MemoryView<'m>),
+    /// Rendered from [`SessionPage::load`], never serialised as it is.
+    #[serde(skip_serializing)]
     Session(SessionPage<'m>),
     Timeline(TimelineView),
     List(ListView<'m>),
@@ -196,7 +198,7 @@ pub fn split_skill(body: &str) -> Option<(String, Option<String>, Option<String>
 }
 
 /// Assemble the site from the (already redacted) model.
-pub fn assemble(model: &Model) -> Site<'_> {
+pub fn assemble(model: &Model) -> Result<Site<'_>, crate::Error> {
     let mut site = Site::default();
 
     // Projects, keyed by normalised cwd; folders only when no cwd is known.
@@ -627,7 +629,6 @@ pub fn assemble(model: &Model) -> Site<'_> {
             months,
         }),
     });
-    let pagings: Vec<Paging> = model.sessions.iter().map(paginate).collect();
     for (i, m) in model.memories.iter().enumerate() {
         let project = projects.get(memory_project[i]);
         site.search_docs.push(crate::search::memory_doc(
@@ -640,35 +641,44 @@ pub fn assemble(model: &Model) -> Site<'_> {
                 .unwrap_or(0),
         ));
     }
-    for &i in &all_sessions {
-        let project = session_project[i]
-            .as_deref()
-            .and_then(|k| projects.get(k))
-            .map(|p| p.name.as_str());
-        site.search_docs.push(crate::search::session_doc(
-            &model.sessions[i],
-            session_href[i].as_deref().unwrap_or_default(),
-            project,
-            &pagings[i],
-        ));
-    }
-    for &i in &all_sessions {
+    // Each session's turns are read back once, in parallel, for its pages
+    // and its search document, then let go.
+    let laid_out: Vec<(Vec<PageSpan>, crate::search::Doc)> = {
+        use rayon::prelude::*;
+        all_sessions
+            .par_iter()
+            .map(|&i| {
+                let s = &model.sessions[i];
+                let (turns, agents) = model.spill.load_session(s)?;
+                let paging = paginate(&turns, &agents);
+                let project = session_project[i]
+                    .as_deref()
+                    .and_then(|k| projects.get(k))
+                    .map(|p| p.name.as_str());
+                let doc = crate::search::session_doc(
+                    s,
+                    &turns,
+                    &agents,
+                    session_href[i].as_deref().unwrap_or_default(),
+                    project,
+                    &paging,
+                );
+                Ok((paging.spans(&turns), doc))
+            })
+            .collect::<Result<_, crate::Error>>()?
+    };
+    for (&i, (spans, doc)) in all_sessions.iter().zip(laid_out) {
+        site.search_docs.push(doc);
         let s = &model.sessions[i];
         let first = session_href[i].clone().unwrap_or_default();
-        let paging = &pagings[i];
         let project = session_project[i].as_deref().and_then(project_link);
-        let mut anchored_before = 0;
-        for page in 0..paging.pages {
-            let title = if paging.pages > 1 {
-                format!("{} (page {} of {})", s.title(), page + 1, paging.pages)
+        let pages = spans.len();
+        for (page, span) in spans.into_iter().enumerate() {
+            let title = if pages > 1 {
+                format!("{} (page {} of {})", s.title(), page + 1, pages)
             } else {
                 s.title()
             };
-            let (turns, subagents) = paging.ranges(page);
-            let anchored = s.turns[turns.clone()]
-                .iter()
-                .filter(|t| anchor_letter(t).is_some())
-                .count();
             site.pages.push(Page {
                 path: session_page_href(&first, page),
                 template: "session.html",
@@ -676,16 +686,14 @@ pub fn assemble(model: &Model) -> Site<'_> {
                 section: "sessions",
                 view: View::Session(SessionPage {
                     session: s,
+                    spill: &model.spill,
                     project: project.clone(),
-                    turns,
-                    subagents,
-                    anchored_before,
+                    span,
                     page,
-                    pages: paging.pages,
+                    pages,
                     first_href: first.clone(),
                 }),
             });
-            anchored_before += anchored;
         }
     }
 
@@ -705,7 +713,7 @@ pub fn assemble(model: &Model) -> Site<'_> {
 
     site.projects = projects.len();
     site.sessions = all_sessions.len();
-    site
+    Ok(site)
 }
 
 /// Tools by how often they were called, most first.
@@ -780,7 +788,7 @@ fn turn_chars(t: &Turn) -> usize {
 
 /// Cut a session into pages of about [`PAGE_CHARS`]: the conversation first,
 /// then the sub-agents, a sub-agent never split.
-pub fn paginate(s: &Session) -> Paging {
+pub fn paginate(turns: &[Turn], agents: &[Vec<Turn>]) -> Paging {
     let mut paging = Paging::default();
     let (mut page, mut used) = (0, 0);
     let mut place = |size: usize| {
@@ -791,11 +799,10 @@ pub fn paginate(s: &Session) -> Paging {
         used += size;
         page
     };
-    paging.turns = s.turns.iter().map(|t| place(turn_chars(t))).collect();
-    paging.subagents = s
-        .subagents
+    paging.turns = turns.iter().map(|t| place(turn_chars(t))).collect();
+    paging.subagents = agents
         .iter()
-        .map(|a| place(200 + a.turns.iter().map(turn_chars).sum::<usize>()))
+        .map(|a| place(200 + a.iter().map(turn_chars).sum::<usize>()))
         .collect();
     paging.pages = page + 1;
     paging
@@ -812,6 +819,35 @@ impl Paging {
         };
         (range(&self.turns), range(&self.subagents))
     }
+
+    /// What each page shows, in order.
+    pub fn spans(&self, turns: &[Turn]) -> Vec<PageSpan> {
+        let mut anchored_before = 0;
+        (0..self.pages)
+            .map(|page| {
+                let (turn_range, subagents) = self.ranges(page);
+                let span = PageSpan {
+                    turns: turn_range.clone(),
+                    subagents,
+                    anchored_before,
+                };
+                anchored_before += turns[turn_range]
+                    .iter()
+                    .filter(|t| anchor_letter(t).is_some())
+                    .count();
+                span
+            })
+            .collect()
+    }
+}
+
+/// The turns and sub-agents one page of a session shows.
+#[derive(Debug, Clone)]
+pub struct PageSpan {
+    turns: std::ops::Range<usize>,
+    subagents: std::ops::Range<usize>,
+    /// Prompts and answers on earlier pages: anchors continue after them.
+    anchored_before: usize,
 }
 
 /// The path of page `page` (0-based) of the session whose first page is `first`.
@@ -895,44 +931,60 @@ fn turn_views_from<'a>(
         .collect()
 }
 
-/// One page of a session. Its view is built only when the page is hashed
-/// or rendered, so a long session's turns are never all in views at once.
+/// One page of a session. Its turns are read back from the spill only when
+/// the page is rendered, so a long session's turns are never all in memory.
 #[derive(Debug)]
 pub struct SessionPage<'m> {
     session: &'m Session,
+    spill: &'m crate::spill::Spill,
     pub project: Option<Link>,
-    turns: std::ops::Range<usize>,
-    subagents: std::ops::Range<usize>,
-    /// Prompts and answers on earlier pages: anchors continue after them.
-    anchored_before: usize,
+    span: PageSpan,
     page: usize,
     pages: usize,
     first_href: String,
 }
 
-impl Serialize for SessionPage<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.view().serialize(serializer)
+/// The turns of one session page, read back from the spill.
+pub struct LoadedPage<'m> {
+    page: &'m SessionPage<'m>,
+    turns: Vec<Turn>,
+    subagents: Vec<Vec<Turn>>,
+}
+
+impl<'m> SessionPage<'m> {
+    /// Read this page's turns and sub-agents.
+    pub fn load(&'m self) -> Result<LoadedPage<'m>, crate::Error> {
+        let s = self.session;
+        Ok(LoadedPage {
+            page: self,
+            turns: self.spill.load_range(&s.turns, self.span.turns.clone())?,
+            subagents: s.subagents[self.span.subagents.clone()]
+                .iter()
+                .map(|a| self.spill.load(&a.turns))
+                .collect::<Result<_, _>>()?,
+        })
     }
 }
 
-impl SessionPage<'_> {
-    fn view(&self) -> SessionView<'_> {
-        let s = self.session;
+impl LoadedPage<'_> {
+    /// The template's context.
+    pub fn view(&self) -> SessionView<'_> {
+        let p = self.page;
+        let s = p.session;
         let tools = tool_counts(s.tools.iter().map(|(k, v)| (k.as_str(), *v)));
-        let mut turns = turn_views_from(&s.turns[self.turns.clone()], "", self.anchored_before);
+        let mut turns = turn_views_from(&self.turns, "", p.span.anchored_before);
         // A page starts with a speaker, even in the middle of the assistant's run.
         if let Some(TurnView::Assistant { continued, .. }) = turns.first_mut() {
             *continued = false;
         }
-        let link = |p: usize| Link {
-            title: format!("Page {}", p + 1),
-            href: session_page_href(&self.first_href, p),
+        let link = |n: usize| Link {
+            title: format!("Page {}", n + 1),
+            href: session_page_href(&p.first_href, n),
         };
         SessionView {
             title: s.title(),
             id: &s.id,
-            project: self.project.clone(),
+            project: p.project.clone(),
             date: date_time(s.started),
             duration: duration(s.started, s.ended),
             models: s.models.iter().map(String::as_str).collect(),
@@ -945,10 +997,11 @@ impl SessionPage<'_> {
             tokens_out: s.usage.output,
             tools,
             turns,
-            subagents: s.subagents[self.subagents.clone()]
+            subagents: s.subagents[p.span.subagents.clone()]
                 .iter()
-                .zip(self.subagents.clone())
-                .map(|(a, k)| SubagentView {
+                .zip(&self.subagents)
+                .zip(p.span.subagents.clone())
+                .map(|((a, agent_turns), k)| SubagentView {
                     number: k + 1,
                     id: &a.id,
                     role: a.role.label(),
@@ -960,13 +1013,13 @@ impl SessionPage<'_> {
                     agent_type: a.agent_type.as_deref(),
                     description: a.description.as_deref(),
                     assistant_turns: a.assistant_turns,
-                    turns: turn_views(&a.turns, &format!("s{}-", k + 1)),
+                    turns: turn_views(agent_turns, &format!("s{}-", k + 1)),
                 })
                 .collect(),
-            page: self.page + 1,
-            pages: self.pages,
-            prev: (self.page > 0).then(|| link(self.page - 1)),
-            next: (self.page + 1 < self.pages).then(|| link(self.page + 1)),
+            page: p.page + 1,
+            pages: p.pages,
+            prev: (p.page > 0).then(|| link(p.page - 1)),
+            next: (p.page + 1 < p.pages).then(|| link(p.page + 1)),
         }
     }
 }
@@ -1245,27 +1298,17 @@ mod tests {
     #[test]
     fn long_sessions_are_paginated() {
         let big = "word ".repeat(PAGE_CHARS / 5 / 2 - 100);
-        let mut s = Session::default();
-        for _ in 0..5 {
-            s.turns.push(Turn::Prompt {
+        let turns: Vec<Turn> = (0..5)
+            .map(|_| Turn::Prompt {
                 ts: None,
                 text: big.clone(),
-            });
-        }
-        s.subagents.push(crate::model::Subagent {
-            id: "a".into(),
-            layout: SubagentLayout::Inline,
-            role: crate::model::SubagentRole::Task,
-            agent_type: None,
-            description: None,
-            turns: vec![Turn::Prompt {
-                ts: None,
-                text: "small".into(),
-            }],
-            assistant_turns: 0,
-            started: None,
-        });
-        let p = paginate(&s);
+            })
+            .collect();
+        let agents = vec![vec![Turn::Prompt {
+            ts: None,
+            text: "small".into(),
+        }]];
+        let p = paginate(&turns, &agents);
         assert_eq!(p.turns, vec![0, 0, 1, 1, 2]);
         assert_eq!(p.subagents, vec![2]);
         assert_eq!(p.pages, 3);
@@ -1280,8 +1323,16 @@ mod tests {
         assert_eq!(session_anchor(0, "p1"), "#p1");
         assert_eq!(session_anchor(1, "p9"), "2/index.html#p9");
         assert_eq!(session_anchor(1, ""), "2/index.html");
-        let small = Session::default();
-        assert_eq!(paginate(&small).pages, 1);
+        assert_eq!(paginate(&[], &[]).pages, 1);
+        // Anchors go on counting across pages.
+        let spans = p.spans(&turns);
+        assert_eq!(spans.len(), 3);
+        assert_eq!(
+            spans.iter().map(|s| s.anchored_before).collect::<Vec<_>>(),
+            vec![0, 2, 4]
+        );
+        assert_eq!(spans[2].turns, 4..5);
+        assert_eq!(spans[2].subagents, 0..1);
     }
 
     #[test]

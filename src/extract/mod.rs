@@ -16,8 +16,10 @@ pub use conversation::{classify_user_text, UserLine};
 pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, PIECE_BYTES};
 
 use crate::discover::Root;
-use crate::model::{HistoryEntry, Session, SessionStart, Turn};
+use crate::error::Error;
+use crate::model::{HistoryEntry, Session, SessionStart};
 use crate::skip::Skip;
+use crate::spill::Spill;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -34,21 +36,28 @@ pub struct Extracted {
     pub lines: u64,
 }
 
-/// Read every transcript, history and session-start file of every root.
+/// Read every transcript, history and session-start file of every root,
+/// keeping every turn in memory.
 pub fn extract(roots: &[Root]) -> Extracted {
-    extract_cached(
+    let none = Spill::none();
+    let extracted = extract_cached(
         roots,
         &mut crate::cache::Cache::disabled(),
         &crate::build::Progress::default(),
-    )
+        &none,
+    );
+    // Without a spill file nothing is written, so nothing can fail.
+    extracted.unwrap_or_default()
 }
 
-/// [`extract`], served from and feeding `cache`.
+/// [`extract`], served from and feeding `cache`, each file's turns written
+/// to `spill` as soon as the file has been read.
 pub fn extract_cached(
     roots: &[Root],
     cache: &mut crate::cache::Cache,
     progress: &crate::build::Progress,
-) -> Extracted {
+    spill: &Spill,
+) -> Result<Extracted, Error> {
     let mut files: Vec<_> = roots
         .iter()
         .flat_map(|r| r.transcripts.iter().map(move |t| (r.index, t)))
@@ -65,12 +74,13 @@ pub fn extract_cached(
     let results: Vec<_> = files
         .par_iter()
         .map(|(root, tf)| {
-            let r = shared.read(*root, tf);
+            let (mut digest, entry, served) = shared.read(*root, tf);
+            stow(&mut digest, spill)?;
             let now = done.fetch_add(tf.size, std::sync::atomic::Ordering::Relaxed) + tf.size;
             progress.report("reading transcripts", now, total);
-            r
+            Ok((digest, entry, served))
         })
-        .collect();
+        .collect::<Result<_, Error>>()?;
     let mut digests: Vec<FileDigest> = Vec::with_capacity(results.len());
     for (digest, entry, served) in results {
         cache.keep(entry, served);
@@ -101,7 +111,21 @@ pub fn extract_cached(
     });
     out.lines = digests.iter().map(|d| d.lines).sum();
     merge(digests, &mut out);
-    out
+    Ok(out)
+}
+
+/// Move a digest's turns to `spill`.
+fn stow(d: &mut FileDigest, spill: &Spill) -> Result<(), Error> {
+    for p in &mut d.parts {
+        spill.stow(&mut p.turns)?;
+        for a in &mut p.agents {
+            spill.stow(&mut a.turns)?;
+        }
+    }
+    if let Some((_, _, a)) = &mut d.subagent {
+        spill.stow(&mut a.turns)?;
+    }
+    Ok(())
 }
 
 /// Combine per-file digests into sessions.
@@ -133,7 +157,7 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted) {
             add_part(s, part, &d.file, &summaries);
         }
     }
-    for (root, project_dir, file, (parent, cwd, mut agent)) in agents {
+    for (root, project_dir, file, (parent, cwd, agent)) in agents {
         let parent = parent.unwrap_or_else(|| format!("agent-{}", agent.id));
         let s = sessions
             .entry((root, parent.clone()))
@@ -144,9 +168,6 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted) {
                 cwd,
                 ..Session::default()
             });
-        if agent.description.is_none() {
-            agent.description = first_prompt(&agent.turns).map(|t| crate::model::one_line(&t, 100));
-        }
         s.files.push(file);
         s.subagents.push(agent);
     }
@@ -154,9 +175,6 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted) {
         s.files.sort();
         s.subagents
             .sort_by(|a, b| a.started.cmp(&b.started).then_with(|| a.id.cmp(&b.id)));
-        if s.titles.first_prompt.is_none() {
-            s.titles.first_prompt = first_prompt(&s.turns);
-        }
         if s.started.is_none() {
             s.started = s.subagents.iter().filter_map(|a| a.started).min();
         }
@@ -210,23 +228,19 @@ fn add_part(
         (Some(a), Some(b)) => a < b,
         _ => false,
     };
+    // The first prompt of the turns in order, as the title of last resort.
     if part_is_earlier {
-        let mut turns = conv.turns;
-        turns.append(&mut s.turns);
-        s.turns = turns;
+        s.turns.prepend(part.turns);
+        if part.first_prompt.is_some() {
+            s.titles.first_prompt = part.first_prompt;
+        }
     } else {
-        s.turns.extend(conv.turns);
+        s.turns.append(part.turns);
+        if s.titles.first_prompt.is_none() {
+            s.titles.first_prompt = part.first_prompt;
+        }
     }
     s.started = crate::model::min_opt(s.started, conv.first);
     s.ended = crate::model::max_opt(s.ended, conv.last);
-    for (id, conv) in part.inline_agents {
-        s.subagents.push(transcript::inline_subagent(id, conv));
-    }
-}
-
-fn first_prompt(turns: &[Turn]) -> Option<String> {
-    turns.iter().find_map(|t| match t {
-        Turn::Prompt { text, .. } => Some(text.clone()),
-        _ => None,
-    })
+    s.subagents.extend(part.agents);
 }

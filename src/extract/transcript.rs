@@ -29,6 +29,14 @@ pub struct SessionPart {
     /// (read in pieces only).
     #[serde(skip)]
     continued_group: Option<usize>,
+    /// The finished part, filled by [`ReaderState::into_digest`] (never
+    /// cached): its turns, its inline sub-agents, its first prompt.
+    #[serde(skip)]
+    pub turns: crate::model::Turns,
+    #[serde(skip)]
+    pub agents: Vec<Subagent>,
+    #[serde(skip)]
+    pub first_prompt: Option<String>,
 }
 
 /// Everything one transcript file yielded.
@@ -39,7 +47,9 @@ pub struct FileDigest {
     pub project_dir: String,
     /// Sessions in a session file, in order of first appearance.
     pub parts: Vec<SessionPart>,
-    /// The sub-agent in an `agent-*.jsonl` file, with the session it belongs to.
+    /// The sub-agent in an `agent-*.jsonl` file, with the session it
+    /// belongs to and its `cwd` (filled by [`ReaderState::into_digest`]).
+    #[serde(skip)]
     pub subagent: Option<(Option<String>, Option<String>, Subagent)>,
     /// `summary` records: (hash of leafUuid, text).
     pub summaries: Vec<(u64, String)>,
@@ -344,6 +354,7 @@ impl ReaderState {
             let (agent_type, description) = meta.as_ref().map(read_meta).unwrap_or_default();
             self.agent_conv.finish();
             let parent = parent.clone().or(self.agent_parent);
+            let turns = std::mem::take(&mut self.agent_conv.turns);
             d.subagent = Some((
                 parent,
                 self.agent_cwd,
@@ -352,18 +363,23 @@ impl ReaderState {
                     layout: *layout,
                     role: *role,
                     agent_type,
-                    description,
+                    description: description
+                        .or_else(|| first_prompt(&turns).map(|t| crate::model::one_line(t, 100))),
                     started: self.agent_conv.first,
                     assistant_turns: self.agent_conv.assistant_turns,
-                    turns: self.agent_conv.turns,
+                    turns: turns.into(),
                 },
             ));
         }
         for p in &mut d.parts {
             p.conv.finish();
-            for (_, conv) in &mut p.inline_agents {
-                conv.finish();
-            }
+            let turns = std::mem::take(&mut p.conv.turns);
+            p.first_prompt = first_prompt(&turns).map(str::to_string);
+            p.turns = turns.into();
+            p.agents = std::mem::take(&mut p.inline_agents)
+                .into_iter()
+                .map(|(id, conv)| inline_subagent(id, conv))
+                .collect();
         }
         d
     }
@@ -599,19 +615,24 @@ fn read_meta(path: &PathBuf) -> (Option<String>, Option<String>) {
 }
 
 /// Turn a finished inline sub-agent conversation into a [`Subagent`].
-pub fn inline_subagent(id: String, mut conv: Conversation) -> Subagent {
+fn inline_subagent(id: String, mut conv: Conversation) -> Subagent {
     conv.finish();
     Subagent {
         id,
         layout: SubagentLayout::Inline,
         role: SubagentRole::Task,
         agent_type: None,
-        description: conv.turns.iter().find_map(|t| match t {
-            crate::model::Turn::Prompt { text, .. } => Some(crate::model::one_line(text, 100)),
-            _ => None,
-        }),
+        description: first_prompt(&conv.turns).map(|t| crate::model::one_line(t, 100)),
         started: conv.first,
         assistant_turns: conv.assistant_turns,
-        turns: conv.turns,
+        turns: conv.turns.into(),
     }
+}
+
+/// The text of the first prompt in `turns`.
+fn first_prompt(turns: &[crate::model::Turn]) -> Option<&str> {
+    turns.iter().find_map(|t| match t {
+        crate::model::Turn::Prompt { text, .. } => Some(text.as_str()),
+        _ => None,
+    })
 }

@@ -43,25 +43,48 @@ pub fn redactor_for(
     Redactor::new(&cfg)
 }
 
-/// Scrub every string of the model in place.
-pub fn apply(model: &mut Model, r: &Redactor) {
+/// Scrub every string of the model in place. Turns are read back from the
+/// model's spill one session at a time; those that change are written again.
+pub fn apply(model: &mut Model, r: &Redactor) -> Result<(), crate::Error> {
     use rayon::prelude::*;
-    model.sessions.par_iter_mut().for_each(|s| session(s, r));
+    let spill = &model.spill;
+    model
+        .sessions
+        .par_iter_mut()
+        .try_for_each(|s| session(s, r, spill))?;
     model.memories.par_iter_mut().for_each(|m| memory(m, r));
     model.history.iter_mut().for_each(|h| history(h, r));
     model.starts.iter_mut().for_each(|s| start(s, r));
+    Ok(())
 }
 
-fn fix(s: &mut String, r: &Redactor) {
-    if let std::borrow::Cow::Owned(clean) = r.redact(s) {
-        *s = clean;
+/// Scrub `s`; true when anything changed.
+fn fix(s: &mut String, r: &Redactor) -> bool {
+    match r.redact(s) {
+        std::borrow::Cow::Owned(clean) => {
+            *s = clean;
+            true
+        }
+        std::borrow::Cow::Borrowed(_) => false,
     }
 }
 
-fn fix_opt(s: &mut Option<String>, r: &Redactor) {
-    if let Some(s) = s {
-        fix(s, r);
+fn fix_opt(s: &mut Option<String>, r: &Redactor) -> bool {
+    s.as_mut().is_some_and(|s| fix(s, r))
+}
+
+/// Scrub stored turns, writing them again only when something changed.
+fn stored_turns(
+    stored: &mut crate::model::Turns,
+    r: &Redactor,
+    spill: &crate::spill::Spill,
+) -> Result<(), crate::Error> {
+    let mut ts = spill.load(stored)?;
+    if turns(&mut ts, r) {
+        *stored = ts.into();
+        spill.stow(stored)?;
     }
+    Ok(())
 }
 
 fn fix_set(set: &mut std::collections::BTreeSet<String>, r: &Redactor) {
@@ -73,39 +96,41 @@ fn fix_set(set: &mut std::collections::BTreeSet<String>, r: &Redactor) {
     }
 }
 
-fn turns(ts: &mut [Turn], r: &Redactor) {
+/// Scrub turns in place; true when anything changed.
+fn turns(ts: &mut [Turn], r: &Redactor) -> bool {
+    let mut changed = false;
     for t in ts {
-        match t {
+        changed |= match t {
             Turn::Prompt { text, .. } | Turn::CommandOutput { text } => fix(text, r),
             Turn::Assistant { blocks, model, .. } => {
-                fix_opt(model, r);
+                let mut c = fix_opt(model, r);
                 for b in blocks {
-                    match b {
+                    c |= match b {
                         Block::Text(text) => fix(text, r),
-                        Block::Tool(c) => {
-                            fix(&mut c.name, r);
-                            fix(&mut c.arg, r);
-                        }
-                    }
+                        Block::Tool(call) => fix(&mut call.name, r) | fix(&mut call.arg, r),
+                    };
                 }
+                c
             }
-            Turn::Command { name, args, .. } => {
-                fix(name, r);
-                fix(args, r);
-            }
+            Turn::Command { name, args, .. } => fix(name, r) | fix(args, r),
             Turn::Compaction { summary, .. } => fix_opt(summary, r),
-        }
+        };
     }
+    changed
 }
 
-fn subagent(a: &mut Subagent, r: &Redactor) {
+fn subagent(
+    a: &mut Subagent,
+    r: &Redactor,
+    spill: &crate::spill::Spill,
+) -> Result<(), crate::Error> {
     fix(&mut a.id, r);
     fix_opt(&mut a.agent_type, r);
     fix_opt(&mut a.description, r);
-    turns(&mut a.turns, r);
+    stored_turns(&mut a.turns, r, spill)
 }
 
-fn session(s: &mut Session, r: &Redactor) {
+fn session(s: &mut Session, r: &Redactor, spill: &crate::spill::Spill) -> Result<(), crate::Error> {
     fix(&mut s.id, r);
     fix(&mut s.project_dir, r);
     fix_opt(&mut s.cwd, r);
@@ -131,10 +156,11 @@ fn session(s: &mut Session, r: &Redactor) {
     for o in &mut s.tool_outputs {
         fix(o, r);
     }
-    turns(&mut s.turns, r);
+    stored_turns(&mut s.turns, r, spill)?;
     for a in &mut s.subagents {
-        subagent(a, r);
+        subagent(a, r, spill)?;
     }
+    Ok(())
 }
 
 fn memory(m: &mut Memory, r: &Redactor) {

@@ -86,6 +86,8 @@ fn cut(text: &str, max: usize) -> String {
 /// The search document of a session page.
 pub fn session_doc(
     s: &Session,
+    turns: &[Turn],
+    agents: &[Vec<Turn>],
     url: &str,
     project: Option<&str>,
     paging: &crate::assemble::Paging,
@@ -102,17 +104,17 @@ pub fn session_doc(
     };
     // Prompts first: they say what a session was about; then the answers.
     // Each links to its turn, on whichever page of the session it is.
-    let anchors: Vec<String> = crate::assemble::turn_anchors(&s.turns, "")
+    let anchors: Vec<String> = crate::assemble::turn_anchors(turns, "")
         .iter()
         .zip(&paging.turns)
         .map(|(a, page)| crate::assemble::session_anchor(*page, a))
         .collect();
-    for (t, anchor) in s.turns.iter().zip(&anchors) {
+    for (t, anchor) in turns.iter().zip(&anchors) {
         if let Turn::Prompt { text, .. } = t {
             push(anchor.clone(), text, &mut texts);
         }
     }
-    for (t, anchor) in s.turns.iter().zip(&anchors) {
+    for (t, anchor) in turns.iter().zip(&anchors) {
         match t {
             Turn::Assistant { blocks, .. } => {
                 for b in blocks {
@@ -131,10 +133,10 @@ pub fn session_doc(
             _ => {}
         }
     }
-    for (k, a) in s.subagents.iter().enumerate() {
+    for (k, a) in agents.iter().enumerate() {
         let page = paging.subagents.get(k).copied().unwrap_or(0);
         let anchor = crate::assemble::session_anchor(page, &format!("agent-{}", k + 1));
-        for t in &a.turns {
+        for t in a {
             if let Turn::Assistant { blocks, .. } = t {
                 for b in blocks {
                     if let crate::model::Block::Text(text) = b {
@@ -345,14 +347,21 @@ pub fn search_sources(
 ) -> Result<Vec<Found>, crate::Error> {
     let found = crate::discover::discover(sources)?;
     let triaged = crate::triage::triage(&found.roots);
-    let extracted = crate::extract::extract(&found.roots);
+    let spill = crate::spill::Spill::new()?;
+    let extracted = crate::extract::extract_cached(
+        &found.roots,
+        &mut crate::cache::Cache::disabled(),
+        &crate::build::Progress::default(),
+        &spill,
+    )?;
     let model = crate::model::Model {
         memories: triaged.memories,
         sessions: extracted.sessions,
         history: Vec::new(),
         starts: Vec::new(),
+        spill,
     };
-    let site = crate::assemble::assemble(&model);
+    let site = crate::assemble::assemble(&model)?;
     let wanted = project.map(str::to_lowercase);
     let docs: Vec<Doc> = site
         .search_docs

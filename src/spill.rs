@@ -1,0 +1,351 @@
+//! Where conversations wait between extraction and rendering.
+//!
+//! A session's turns are most of what extraction keeps, and a build needs
+//! them twice after that: once to assemble (pagination, search documents)
+//! and once to render. Holding every session's turns from extraction to
+//! rendering makes memory grow with the data directory. Instead, as soon as
+//! a transcript has been read, its turns are encoded into a [`Spill`] file
+//! and the model keeps only [`Turns`], a list of where they are; later
+//! phases read back one session (or one page of a session) at a time, so
+//! memory depends on the largest session, not on the total.
+//!
+//! The file is anonymous (unlinked as soon as it is made), in the user's
+//! cache directory: it holds unredacted text, disappears with the process
+//! however it ends, and never goes near the site.
+
+use crate::model::{Session, Turn};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Turns are written in chunks of about this many encoded bytes, so that a
+/// page of a long session reads only the chunks it shows.
+const CHUNK_BYTES: usize = 64 << 10;
+
+/// A conversation's turns: held in memory as extracted, or written to a
+/// [`Spill`] and read back with [`Spill::load`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Turns {
+    pieces: Vec<Piece>,
+    len: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Piece {
+    Held(Vec<Turn>),
+    Stored { offset: u64, bytes: u32, turns: u32 },
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        match self {
+            Piece::Held(t) => t.len(),
+            Piece::Stored { turns, .. } => *turns as usize,
+        }
+    }
+}
+
+impl From<Vec<Turn>> for Turns {
+    fn from(turns: Vec<Turn>) -> Turns {
+        let len = turns.len();
+        let pieces = if turns.is_empty() {
+            Vec::new()
+        } else {
+            vec![Piece::Held(turns)]
+        };
+        Turns { pieces, len }
+    }
+}
+
+impl Turns {
+    /// How many turns there are, without reading them.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Put `other`'s turns after these.
+    pub fn append(&mut self, other: Turns) {
+        self.len += other.len;
+        self.pieces.extend(other.pieces);
+    }
+
+    /// Put `other`'s turns before these.
+    pub fn prepend(&mut self, mut other: Turns) {
+        other.append(std::mem::take(self));
+        *self = other;
+    }
+}
+
+/// The file that holds spilled turns; see the module documentation.
+#[derive(Debug, Default)]
+pub struct Spill {
+    /// None: nothing is spilled, turns stay held (small, in-memory uses).
+    file: Option<std::fs::File>,
+    /// The folder of the file, for error messages.
+    dir: PathBuf,
+    /// The end of the file: where the next chunk goes.
+    end: Mutex<u64>,
+}
+
+fn config() -> bincode::config::Configuration {
+    bincode::config::standard()
+}
+
+fn invalid(e: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string())
+}
+
+impl Spill {
+    /// A spill that keeps everything in memory.
+    pub fn none() -> Spill {
+        Spill::default()
+    }
+
+    /// A spill file in `dir` (created when missing).
+    pub fn in_dir(dir: &Path) -> Result<Spill, crate::Error> {
+        std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))?;
+        let file = tempfile::tempfile_in(dir).map_err(|e| crate::Error::io(dir, e))?;
+        Ok(Spill {
+            file: Some(file),
+            dir: dir.to_path_buf(),
+            end: Mutex::new(0),
+        })
+    }
+
+    /// A spill file in the user's cache directory, else the system's
+    /// temporary directory.
+    pub fn new() -> Result<Spill, crate::Error> {
+        let dir = crate::cache::cache_root().unwrap_or_else(std::env::temp_dir);
+        Spill::in_dir(&dir)
+    }
+
+    fn error(&self, e: std::io::Error) -> crate::Error {
+        crate::Error::io(
+            self.dir
+                .join("(ccwiki's temporary file of extracted turns)"),
+            e,
+        )
+    }
+
+    /// Write the held turns of `turns` to the file, keeping only where they
+    /// are. Without a file, nothing changes.
+    pub fn stow(&self, turns: &mut Turns) -> Result<(), crate::Error> {
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        if !turns.pieces.iter().any(|p| matches!(p, Piece::Held(_))) {
+            return Ok(());
+        }
+        let mut stored = Vec::new();
+        let mut buf = Vec::new();
+        let mut count = 0u32;
+        for piece in std::mem::take(&mut turns.pieces) {
+            let Piece::Held(held) = piece else {
+                stored.push(piece);
+                continue;
+            };
+            for t in &held {
+                bincode::serde::encode_into_std_write(t, &mut buf, config())
+                    .map_err(|e| self.error(invalid(e)))?;
+                count += 1;
+                if buf.len() >= CHUNK_BYTES {
+                    stored.push(self.write(file, &buf, count)?);
+                    buf.clear();
+                    count = 0;
+                }
+            }
+            if count > 0 {
+                stored.push(self.write(file, &buf, count)?);
+                buf.clear();
+                count = 0;
+            }
+        }
+        turns.pieces = stored;
+        Ok(())
+    }
+
+    fn write(&self, file: &std::fs::File, buf: &[u8], turns: u32) -> Result<Piece, crate::Error> {
+        let bytes = u32::try_from(buf.len()).map_err(|e| self.error(invalid(e)))?;
+        let mut end = self.end.lock().unwrap_or_else(|e| e.into_inner());
+        let offset = *end;
+        write_at(file, buf, offset).map_err(|e| self.error(e))?;
+        *end += buf.len() as u64;
+        Ok(Piece::Stored {
+            offset,
+            bytes,
+            turns,
+        })
+    }
+
+    /// Every turn of `turns`, in order.
+    pub fn load(&self, turns: &Turns) -> Result<Vec<Turn>, crate::Error> {
+        self.load_range(turns, 0..turns.len)
+    }
+
+    /// The turns at `range` (indexes into the whole list); reads only the
+    /// chunks that hold them.
+    pub fn load_range(
+        &self,
+        turns: &Turns,
+        range: Range<usize>,
+    ) -> Result<Vec<Turn>, crate::Error> {
+        let mut out = Vec::with_capacity(range.len());
+        let mut start = 0;
+        for piece in &turns.pieces {
+            let here = start..start + piece.len();
+            start = here.end;
+            if here.end <= range.start || here.start >= range.end {
+                continue;
+            }
+            let from = range.start.saturating_sub(here.start);
+            let to = range.end.min(here.end) - here.start;
+            match piece {
+                Piece::Held(t) => out.extend_from_slice(&t[from..to]),
+                Piece::Stored {
+                    offset,
+                    bytes,
+                    turns,
+                } => {
+                    let file = self
+                        .file
+                        .as_ref()
+                        .ok_or_else(|| self.error(invalid("turns stored without a file")))?;
+                    let mut buf = vec![0u8; *bytes as usize];
+                    read_at(file, &mut buf, *offset).map_err(|e| self.error(e))?;
+                    // Turns are encoded one after another: decode up to `to`.
+                    let mut at = 0;
+                    for i in 0..to.min(*turns as usize) {
+                        let (t, used): (Turn, usize) =
+                            bincode::serde::decode_from_slice(&buf[at..], config())
+                                .map_err(|e| self.error(invalid(e)))?;
+                        at += used;
+                        if i >= from {
+                            out.push(t);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// A session's turns and each of its sub-agents' turns.
+    pub fn load_session(&self, s: &Session) -> Result<(Vec<Turn>, Vec<Vec<Turn>>), crate::Error> {
+        let turns = self.load(&s.turns)?;
+        let agents = s
+            .subagents
+            .iter()
+            .map(|a| self.load(&a.turns))
+            .collect::<Result<_, _>>()?;
+        Ok((turns, agents))
+    }
+}
+
+#[cfg(unix)]
+fn write_at(file: &std::fs::File, buf: &[u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
+}
+
+#[cfg(unix)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn write_at(file: &std::fs::File, mut buf: &[u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        let n = std::os::windows::fs::FileExt::seek_write(file, buf, offset)?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        buf = &buf[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(windows)]
+fn read_at(file: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        let n = std::os::windows::fs::FileExt::seek_read(file, buf, offset)?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        buf = &mut buf[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(i: usize) -> Turn {
+        Turn::Prompt {
+            ts: None,
+            text: format!("prompt {i} {}", "x".repeat(i * 37 % 5000)),
+        }
+    }
+
+    #[test]
+    fn stowed_turns_read_back_whole_and_in_ranges() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let spill = Spill::in_dir(dir.path()).expect("spill");
+        let all: Vec<Turn> = (0..400).map(prompt).collect();
+        let mut turns = Turns::from(all[..250].to_vec());
+        let mut later = Turns::from(all[250..].to_vec());
+        spill.stow(&mut turns).expect("stow");
+        spill.stow(&mut later).expect("stow");
+        turns.append(later);
+        assert!(
+            turns.pieces.len() > 4,
+            "several chunks: {}",
+            turns.pieces.len()
+        );
+        assert!(turns
+            .pieces
+            .iter()
+            .all(|p| matches!(p, Piece::Stored { .. })));
+        assert_eq!(turns.len(), 400);
+        assert_eq!(spill.load(&turns).expect("load"), all);
+        for range in [0..0, 0..1, 3..97, 120..260, 249..251, 399..400, 0..400] {
+            assert_eq!(
+                spill.load_range(&turns, range.clone()).expect("load"),
+                all[range.clone()],
+                "{range:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn held_and_stored_pieces_mix_in_order() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let spill = Spill::in_dir(dir.path()).expect("spill");
+        let mut first = Turns::from((0..10).map(prompt).collect::<Vec<_>>());
+        spill.stow(&mut first).expect("stow");
+        let mut turns = Turns::from((10..20).map(prompt).collect::<Vec<_>>());
+        turns.prepend(first);
+        assert_eq!(
+            spill.load(&turns).expect("load"),
+            (0..20).map(prompt).collect::<Vec<_>>()
+        );
+        // Without a file, stowing keeps turns held.
+        let mut held = Turns::from(vec![prompt(1)]);
+        Spill::none().stow(&mut held).expect("no-op");
+        assert_eq!(held.pieces, vec![Piece::Held(vec![prompt(1)])]);
+    }
+
+    #[test]
+    fn the_file_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let spill = Spill::in_dir(dir.path()).expect("spill");
+        let mut t = Turns::from(vec![prompt(3)]);
+        spill.stow(&mut t).expect("stow");
+        assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
+    }
+}
