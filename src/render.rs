@@ -227,29 +227,27 @@ impl Renderer {
     /// site settings, and the page's own context, `view`.
     fn input_hash(&self, page: &Page<'_>, view: &impl Serialize) -> u64 {
         use std::hash::{Hash, Hasher};
-        struct HashWriter(std::collections::hash_map::DefaultHasher);
-        impl std::io::Write for HashWriter {
-            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-                self.0.write(buf);
-                Ok(buf.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
+        thread_local! {
+            // One buffer per thread, reused: pages are hashed by the thousand.
+            static JSON: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
         }
-        let mut w = HashWriter(std::collections::hash_map::DefaultHasher::new());
-        (
-            self.fingerprint,
-            &page.path,
-            page.template,
-            &page.title,
-            page.section,
-        )
-            .hash(&mut w.0);
-        if serde_json::to_writer(&mut w, view).is_err() {
-            return 0;
-        }
-        w.0.finish().max(1)
+        JSON.with_borrow_mut(|json| {
+            json.clear();
+            if serde_json::to_writer(&mut *json, view).is_err() {
+                return 0;
+            }
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (
+                self.fingerprint,
+                &page.path,
+                page.template,
+                &page.title,
+                page.section,
+            )
+                .hash(&mut h);
+            json.hash(&mut h);
+            h.finish().max(1)
+        })
     }
 
     /// Render `page`, whose context is `view`, to HTML.
