@@ -25,7 +25,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 const PROBE: u64 = 4096;
 
 /// A hash of bytes, the same on every run (SipHash with fixed keys).

@@ -21,6 +21,7 @@ pub mod discover;
 pub mod error;
 pub mod exclude;
 pub mod extract;
+pub mod fingerprint;
 pub mod init;
 pub mod markdown;
 pub mod model;

@@ -115,22 +115,26 @@ pub enum CompactKind {
     Micro,
 }
 
-/// One step of a conversation, as the wiki shows it.
+/// One step of a conversation, as the wiki shows it. Times are encoded as
+/// microseconds: turns are encoded and decoded by the million (spill, cache).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Turn {
     /// A real prompt the user typed.
     Prompt {
+        #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
         text: String,
     },
     /// One API response (all lines sharing a `message.id`), blocks in order.
     Assistant {
+        #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
         model: Option<String>,
         blocks: Vec<Block>,
     },
     /// A slash command or `!` shell command the user ran.
     Command {
+        #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
         name: String,
         args: String,
@@ -139,6 +143,7 @@ pub enum Turn {
     CommandOutput { text: String },
     /// The conversation was compacted; `summary` is what the model kept.
     Compaction {
+        #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
         kind: CompactKind,
         summary: Option<String>,

@@ -227,27 +227,19 @@ impl Renderer {
     /// site settings, and the page's own context, `view`.
     fn input_hash(&self, page: &Page<'_>, view: &impl Serialize) -> u64 {
         use std::hash::{Hash, Hasher};
-        thread_local! {
-            // One buffer per thread, reused: pages are hashed by the thousand.
-            static JSON: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (
+            self.fingerprint,
+            &page.path,
+            page.template,
+            &page.title,
+            page.section,
+        )
+            .hash(&mut h);
+        if !crate::fingerprint::hash_into(view, &mut h) {
+            return 0;
         }
-        JSON.with_borrow_mut(|json| {
-            json.clear();
-            if serde_json::to_writer(&mut *json, view).is_err() {
-                return 0;
-            }
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            (
-                self.fingerprint,
-                &page.path,
-                page.template,
-                &page.title,
-                page.section,
-            )
-                .hash(&mut h);
-            json.hash(&mut h);
-            h.finish().max(1)
-        })
+        h.finish().max(1)
     }
 
     /// Render `page`, whose context is `view`, to HTML.
