@@ -20,7 +20,6 @@ use crate::extract::{FileDigest, ReaderState};
 use crate::skip::Skip;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -28,11 +27,14 @@ use std::path::{Path, PathBuf};
 const FORMAT: u32 = 3;
 const PROBE: u64 = 4096;
 
-/// A hash of bytes, the same on every run (SipHash with fixed keys).
+/// A hash of bytes, the same on every run and every machine (XXH3).
 pub fn hash_bytes(bytes: &[u8]) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    h.finish()
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// A hasher for [`std::hash::Hash`] values, the same on every run (XXH3).
+pub fn hasher() -> impl std::hash::Hasher {
+    xxhash_rust::xxh3::Xxh3Default::new()
 }
 
 /// What identifies a file's content without reading it all.

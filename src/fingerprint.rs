@@ -13,10 +13,23 @@ use std::hash::Hasher;
 
 /// Hash `value` into `hasher`.
 pub fn hash_into<T: Serialize + ?Sized>(value: &T, hasher: &mut impl Hasher) -> bool {
-    value.serialize(&mut Fingerprint(hasher)).is_ok()
+    let mut f = Fingerprint {
+        hasher,
+        buf: Vec::with_capacity(BUF),
+    };
+    let ok = value.serialize(&mut f).is_ok();
+    f.flush();
+    ok
 }
 
-struct Fingerprint<'h, H: Hasher>(&'h mut H);
+/// Small writes are gathered and handed to the hasher in blocks: streaming
+/// hashers are slow one byte at a time.
+const BUF: usize = 8 << 10;
+
+struct Fingerprint<'h, H: Hasher> {
+    hasher: &'h mut H,
+    buf: Vec<u8>,
+}
 
 #[derive(Debug)]
 struct Never;
@@ -52,13 +65,29 @@ const VARIANT: u8 = 11;
 const END: u8 = 12;
 
 impl<H: Hasher> Fingerprint<'_, H> {
+    fn flush(&mut self) {
+        self.hasher.write(&self.buf);
+        self.buf.clear();
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if self.buf.len() + bytes.len() > BUF {
+            self.flush();
+        }
+        if bytes.len() > BUF / 2 {
+            self.hasher.write(bytes);
+        } else {
+            self.buf.extend_from_slice(bytes);
+        }
+    }
+
     fn tag(&mut self, t: u8) {
-        self.0.write_u8(t);
+        self.write(&[t]);
     }
 
     fn str(&mut self, s: &str) {
-        self.0.write_usize(s.len());
-        self.0.write(s.as_bytes());
+        self.write(&(s.len() as u64).to_le_bytes());
+        self.write(s.as_bytes());
     }
 }
 
@@ -75,7 +104,7 @@ impl<'a, 'h, H: Hasher> ser::Serializer for &'a mut Fingerprint<'h, H> {
 
     fn serialize_bool(self, v: bool) -> Result<(), Never> {
         self.tag(BOOL);
-        self.0.write_u8(v as u8);
+        self.write(&[v as u8]);
         Ok(())
     }
     fn serialize_i8(self, v: i8) -> Result<(), Never> {
@@ -92,7 +121,7 @@ impl<'a, 'h, H: Hasher> ser::Serializer for &'a mut Fingerprint<'h, H> {
     }
     fn serialize_i128(self, v: i128) -> Result<(), Never> {
         self.tag(INT);
-        self.0.write_i128(v);
+        self.write(&v.to_le_bytes());
         Ok(())
     }
     fn serialize_u8(self, v: u8) -> Result<(), Never> {
@@ -109,7 +138,7 @@ impl<'a, 'h, H: Hasher> ser::Serializer for &'a mut Fingerprint<'h, H> {
     }
     fn serialize_u128(self, v: u128) -> Result<(), Never> {
         self.tag(INT);
-        self.0.write_u128(v);
+        self.write(&v.to_le_bytes());
         Ok(())
     }
     fn serialize_f32(self, v: f32) -> Result<(), Never> {
@@ -117,7 +146,7 @@ impl<'a, 'h, H: Hasher> ser::Serializer for &'a mut Fingerprint<'h, H> {
     }
     fn serialize_f64(self, v: f64) -> Result<(), Never> {
         self.tag(FLOAT);
-        self.0.write_u64(v.to_bits());
+        self.write(&v.to_bits().to_le_bytes());
         Ok(())
     }
     fn serialize_char(self, v: char) -> Result<(), Never> {
@@ -130,8 +159,8 @@ impl<'a, 'h, H: Hasher> ser::Serializer for &'a mut Fingerprint<'h, H> {
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Never> {
         self.tag(BYTES);
-        self.0.write_usize(v.len());
-        self.0.write(v);
+        self.write(&(v.len() as u64).to_le_bytes());
+        self.write(v);
         Ok(())
     }
     fn serialize_none(self) -> Result<(), Never> {

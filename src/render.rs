@@ -204,7 +204,7 @@ impl Renderer {
         static_files.reverse();
         let fingerprint = {
             use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
+            let mut h = crate::cache::hasher();
             env!("CARGO_PKG_VERSION").hash(&mut h);
             templates.hash(&mut h);
             static_files.hash(&mut h);
@@ -227,7 +227,7 @@ impl Renderer {
     /// site settings, and the page's own context, `view`.
     fn input_hash(&self, page: &Page<'_>, view: &impl Serialize) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = crate::cache::hasher();
         (
             self.fingerprint,
             &page.path,
@@ -242,8 +242,8 @@ impl Renderer {
         h.finish().max(1)
     }
 
-    /// Render `page`, whose context is `view`, to HTML.
-    fn html(&self, page: &Page<'_>, view: &impl Serialize) -> Result<String, Error> {
+    /// Render `page`, whose context is `view`, to HTML in `out`.
+    fn html(&self, page: &Page<'_>, view: &impl Serialize, out: &mut Vec<u8>) -> Result<(), Error> {
         let mut ctx = Context::from_serialize(view)
             .map_err(|e| Error::Template(format!("{}: {}", page.path, describe(&e))))?;
         ctx.insert("root", &page.root());
@@ -256,7 +256,7 @@ impl Renderer {
                 search_first: page.project().map(|p| crate::search::shard_key(Some(p))),
             },
         );
-        self.tera.render(page.template, &ctx).map_err(|e| {
+        self.tera.render_to(page.template, &ctx, out).map_err(|e| {
             let msg = one_line(&describe(&e), self.site_dir.as_deref(), &self.theme_dir);
             Error::Template(format!("{msg} (rendering {})", page.path))
         })
@@ -274,7 +274,15 @@ impl Renderer {
         if stager.reuse(&page.path, input)? {
             return Ok(());
         }
-        stager.put(&page.path, self.html(page, view)?.as_bytes(), input)
+        thread_local! {
+            // One buffer per thread, reused: pages are rendered by the thousand.
+            static HTML: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        HTML.with_borrow_mut(|html| {
+            html.clear();
+            self.html(page, view, html)?;
+            stager.put(&page.path, html, input)
+        })
     }
 
     /// Render one page into `stager`; a session page's turns are read

@@ -214,19 +214,26 @@ impl Spill {
                         .file
                         .as_ref()
                         .ok_or_else(|| self.error(invalid("turns stored without a file")))?;
-                    let mut buf = vec![0u8; *bytes as usize];
-                    read_at(file, &mut buf, *offset).map_err(|e| self.error(e))?;
-                    // Turns are encoded one after another: decode up to `to`.
-                    let mut at = 0;
-                    for i in 0..to.min(*turns as usize) {
-                        let (t, used): (Turn, usize) =
-                            bincode::serde::decode_from_slice(&buf[at..], config())
-                                .map_err(|e| self.error(invalid(e)))?;
-                        at += used;
-                        if i >= from {
-                            out.push(t);
-                        }
+                    thread_local! {
+                        // One buffer per thread, reused: chunks are read by the thousand.
+                        static CHUNK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
                     }
+                    CHUNK.with_borrow_mut(|buf| {
+                        buf.resize(*bytes as usize, 0);
+                        read_at(file, buf, *offset).map_err(|e| self.error(e))?;
+                        // Turns are encoded one after another: decode up to `to`.
+                        let mut at = 0;
+                        for i in 0..to.min(*turns as usize) {
+                            let (t, used): (Turn, usize) =
+                                bincode::serde::decode_from_slice(&buf[at..], config())
+                                    .map_err(|e| self.error(invalid(e)))?;
+                            at += used;
+                            if i >= from {
+                                out.push(t);
+                            }
+                        }
+                        Ok::<(), crate::Error>(())
+                    })?;
                 }
             }
         }

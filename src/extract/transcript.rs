@@ -9,7 +9,6 @@ use crate::skip::Skip;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 /// One session's share of one file.
@@ -57,11 +56,9 @@ pub struct FileDigest {
     pub lines: u64,
 }
 
-/// Hash a uuid the same way everywhere (std's SipHash with fixed keys: deterministic).
+/// Hash a uuid the same way everywhere.
 pub fn uuid_hash(uuid: &str) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    uuid.hash(&mut h);
-    h.finish()
+    crate::cache::hash_bytes(uuid.as_bytes())
 }
 
 fn parse_ts(s: Option<&str>) -> Option<DateTime<Utc>> {
