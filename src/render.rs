@@ -296,25 +296,32 @@ impl Renderer {
 }
 
 /// Render every page, in parallel, straight into `stager`, with the static
-/// files and the search index. The index goes first so that its documents
-/// are freed before the pages are rendered. Returns the number of files.
+/// files and the search index. Returns the number of files.
 pub fn render(
     site: &Site<'_>,
     search_docs: Vec<crate::search::Doc>,
     r: &Renderer,
     stager: &Stager<'_>,
 ) -> Result<usize, Error> {
-    let mut files = 0;
-    crate::search::write_index(&search_docs, SHARD_BYTES, |path, bytes| {
-        files += 1;
-        stager.put(path, bytes, 0)
-    })?;
-    drop(search_docs);
-    for (path, bytes) in &r.static_files {
-        stager.put(path, bytes, 0)?;
-    }
-    site.pages.par_iter().try_for_each(|p| r.page(p, stager))?;
-    Ok(files + r.static_files.len() + site.pages.len())
+    // The index is one long sequential job: it runs beside the pages, and
+    // its documents are freed as soon as it is written.
+    let (index, pages) = rayon::join(
+        || {
+            let mut files = 0;
+            crate::search::write_index(&search_docs, SHARD_BYTES, |path, bytes| {
+                files += 1;
+                stager.put(path, bytes, 0)
+            })?;
+            drop(search_docs);
+            for (path, bytes) in &r.static_files {
+                stager.put(path, bytes, 0)?;
+            }
+            Ok::<_, Error>(files + r.static_files.len())
+        },
+        || site.pages.par_iter().try_for_each(|p| r.page(p, stager)),
+    );
+    pages?;
+    Ok(index? + site.pages.len())
 }
 
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown.
