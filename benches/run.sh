@@ -212,6 +212,24 @@ ROWS=()
 FLOOR=()
 REBUILDS=()
 CPUS=()
+RENDERS=()
+
+# render_row LABEL TIMINGS-LOG: pages, HTML written and the render phase's
+# time as ccwiki reported them, and the rate.
+render_row() {
+    awk -v label="$1" '
+        /^Built [0-9]+ pages/ { pages = $2 }
+        /files, [0-9.]+ MB,/ { for (i = 1; i < NF; i++) if ($(i + 1) == "MB,") mb = $i }
+        $1 == "render" {
+            v = $2
+            if (v ~ /ms$/) { sub(/ms$/, "", v); t = v / 1000 }
+            else if (v ~ /µs$/) { sub(/µs$/, "", v); t = v / 1e6 }
+            else { sub(/s$/, "", v); t = v + 0 }
+        }
+        END {
+            if (pages && t) printf "| %s | %d | %.1f | %.0f | %.3f | %.0f |\n", label, pages, mb, mb * 1000 / pages, t, pages / t
+        }' "$2"
+}
 
 bench() { # bench LABEL GEN-ARGS...
     local label="$1"; shift
@@ -243,6 +261,7 @@ bench() { # bench LABEL GEN-ARGS...
     peak=$(max "$peak" "$RSS_MB")
     say "   --timings build: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB; ccwiki says:"
     sed 's/^/     /' "$logs/timings.log" >&2
+    RENDERS+=("$(render_row "$label" "$logs/timings.log")")
 
     # Rebuild with nothing changed, into the existing site.
     measure "$logs/same.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
@@ -371,6 +390,14 @@ if [ ${#REBUILDS[@]} -gt 0 ]; then
     echo "| size | cold s | rebuild, nothing changed s | rebuild, one new session s |"
     echo "|---|---:|---:|---:|"
     printf '%s\n' "${REBUILDS[@]}"
+fi
+if [ ${#RENDERS[@]} -gt 0 ]; then
+    echo
+    echo "Rendering (the --timings build's render phase: every page rendered, written, with the search index)."
+    echo
+    echo "| size | pages | HTML MB | KB per page | render s | pages/s |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    printf '%s\n' "${RENDERS[@]}"
 fi
 if [ ${#CPUS[@]} -gt 0 ]; then
     echo

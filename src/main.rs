@@ -6,11 +6,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-// Rendering and extraction allocate many short-lived strings and trees;
-// mimalloc serves them faster than the system allocator, across threads.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 const EXAMPLES: &str = "\
 Examples:
   ccwiki build                                  build ~/.claude into ./site

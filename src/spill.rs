@@ -116,11 +116,12 @@ impl Spill {
         })
     }
 
-    /// A spill file in the user's cache directory, else the system's
-    /// temporary directory.
+    /// A spill file in the user's cache directory, else (when there is
+    /// none, or it cannot be written) in the system's temporary directory.
     pub fn new() -> Result<Spill, crate::Error> {
-        let dir = crate::cache::cache_root().unwrap_or_else(std::env::temp_dir);
-        Spill::in_dir(&dir)
+        crate::cache::cache_root()
+            .and_then(|dir| Spill::in_dir(&dir).ok())
+            .map_or_else(|| Spill::in_dir(&std::env::temp_dir()), Ok)
     }
 
     fn error(&self, e: std::io::Error) -> crate::Error {
