@@ -8,6 +8,8 @@
 #   bash benches/run.sh --keep                    # keep the built sites under target/bench-out
 #   bash benches/run.sh --runs 3                  # cold builds and rg runs per size (default 2)
 #   bash benches/run.sh --no-wait                 # do not wait for idle CPUs before each run
+#   bash benches/run.sh --out-dir /dev/shm/bench  # write the sites there (default target/bench-out):
+#                                                 # on a RAM disk, render figures leave the file system out
 #
 # What it does, for each size:
 #   1. builds ccwiki and the corpus generator in release mode (once);
@@ -52,6 +54,7 @@ COMPARE=0
 BIG=0
 RUNS=2
 WAIT_MAX=60
+OUT_DIR=""
 
 usage() {
     sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'
@@ -66,16 +69,18 @@ while [ $# -gt 0 ]; do
         --big) BIG=1; shift ;;
         --runs) RUNS="${2:?--runs needs a number}"; shift 2 ;;
         --no-wait) WAIT_MAX=0; shift ;;
+        --out-dir) OUT_DIR="${2:?--out-dir needs a directory}"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
     esac
 done
 
+if [ -n "$OUT_DIR" ]; then OUT_DIR="$(realpath -m -- "$OUT_DIR")"; fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 TARGET="$ROOT/target"
 DATA_ROOT="$TARGET/bench-data"
-OUT_ROOT="$TARGET/bench-out"
+OUT_ROOT="${OUT_DIR:-$TARGET/bench-out}"
 CACHE_ROOT="$TARGET/bench-cache"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/ccwiki-bench.XXXXXX")"
 ADDED=""   # a session file added for the rebuild figure, removed on exit
