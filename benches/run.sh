@@ -62,7 +62,7 @@ usage() {
 
 while [ $# -gt 0 ]; do
     case "$1" in
-        --sizes) SIZES="${2:?--sizes needs a value, e.g. \"100MB 1GB\"}"; shift 2 ;;
+        --sizes) SIZES="${2?--sizes needs a value (\"\" for none), e.g. \"100MB 1GB\"}"; shift 2 ;;
         --sizes=*) SIZES="${1#--sizes=}"; shift ;;
         --keep) KEEP=1; shift ;;
         --compare) COMPARE=1; shift ;;
