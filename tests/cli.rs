@@ -117,3 +117,70 @@ fn foreign_output_directory_is_refused_and_untouched() {
     );
     assert_eq!(std::fs::read_dir(&site).unwrap().count(), 1);
 }
+
+/// Every file under `dir`, relative, sorted.
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            e.path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn turns_held_during_a_build_leave_no_file_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let temp = tmp.path().join("temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let build = |site: &str, cache: &std::path::Path, temp: &std::path::Path| {
+        ccwiki()
+            .args(["build", "--quiet", "--source"])
+            .arg(demo())
+            .arg("--out")
+            .arg(tmp.path().join(site))
+            .env("CCWIKI_CACHE_DIR", cache)
+            .env("TMPDIR", temp)
+            .output()
+            .unwrap()
+    };
+
+    // In the cache directory: afterwards only the cache's own files are there.
+    let out = build("site", &cache, &temp);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let kept = files_under(&cache);
+    assert!(!kept.is_empty());
+    for f in &kept {
+        assert!(
+            f.ends_with("cache.bin") || f.contains("states"),
+            "unexpected file left in the cache directory: {f}"
+        );
+    }
+
+    // A cache directory that cannot be made: the system's temporary
+    // directory serves instead, the same site comes out, nothing is left.
+    let not_a_dir = tmp.path().join("plain-file");
+    std::fs::write(&not_a_dir, "x").unwrap();
+    let out = build("site2", &not_a_dir, &temp);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let index = |site: &str| std::fs::read(tmp.path().join(site).join("index.html")).unwrap();
+    assert_eq!(index("site"), index("site2"));
+    assert!(files_under(&temp).is_empty());
+
+    // Neither can be written: a one-line error naming where, and no site.
+    let out = build("site3", &not_a_dir, &not_a_dir);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "one-line error: {err}");
+    assert!(err.contains("plain-file"), "{err}");
+    assert!(!tmp.path().join("site3").exists());
+}
