@@ -171,10 +171,15 @@ impl Spill {
 
     fn write(&self, file: &std::fs::File, buf: &[u8], turns: u32) -> Result<Piece, crate::Error> {
         let bytes = u32::try_from(buf.len()).map_err(|e| self.error(invalid(e)))?;
-        let mut end = self.end.lock().unwrap_or_else(|e| e.into_inner());
-        let offset = *end;
+        // Claim the range under the lock, write it outside: threads write
+        // their chunks side by side.
+        let offset = {
+            let mut end = self.end.lock().unwrap_or_else(|e| e.into_inner());
+            let offset = *end;
+            *end += buf.len() as u64;
+            offset
+        };
         write_at(file, buf, offset).map_err(|e| self.error(e))?;
-        *end += buf.len() as u64;
         Ok(Piece::Stored {
             offset,
             bytes,

@@ -156,7 +156,11 @@ fn turns_held_during_a_build_leave_no_file_behind() {
 
     // In the cache directory: afterwards only the cache's own files are there.
     let out = build("site", &cache, &temp);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let kept = files_under(&cache);
     assert!(!kept.is_empty());
     for f in &kept {
@@ -171,7 +175,11 @@ fn turns_held_during_a_build_leave_no_file_behind() {
     let not_a_dir = tmp.path().join("plain-file");
     std::fs::write(&not_a_dir, "x").unwrap();
     let out = build("site2", &not_a_dir, &temp);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let index = |site: &str| std::fs::read(tmp.path().join(site).join("index.html")).unwrap();
     assert_eq!(index("site"), index("site2"));
     assert!(files_under(&temp).is_empty());
