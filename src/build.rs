@@ -62,8 +62,12 @@ pub struct BuildOptions {
     pub site_dir: Option<PathBuf>,
     /// Free values for templates (`site.extra`).
     pub extra: serde_json::Map<String, serde_json::Value>,
-    /// Keep an incremental cache beside the output (on by default).
+    /// Keep an incremental cache (on by default).
     pub cache: bool,
+    /// Where the cache and the build's temporary files go; None: the
+    /// user's cache directory (`$CCWIKI_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/ccwiki`, else `~/.cache/ccwiki`).
+    pub cache_dir: Option<PathBuf>,
     /// Where to report progress (nowhere by default).
     pub progress: Progress,
 }
@@ -83,6 +87,7 @@ impl BuildOptions {
             site_dir: None,
             extra: serde_json::Map::new(),
             cache: true,
+            cache_dir: None,
             progress: Progress::default(),
         }
     }
@@ -170,11 +175,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
 
     let triaged = timed(&mut report, "triage", || triage::triage(&sources.roots));
     let mut cache = if opts.cache {
-        crate::cache::Cache::open(&opts.out)
+        crate::cache::Cache::open(&opts.out, opts.cache_dir.as_deref())
     } else {
         crate::cache::Cache::disabled()
     };
-    let spill = crate::spill::Spill::new()?;
+    let spill = crate::spill::Spill::new(opts.cache_dir.as_deref())?;
     let extracted = timed(&mut report, "extract", || {
         extract::extract_cached(&sources.roots, &mut cache, &opts.progress, &spill)
     })?;

@@ -136,9 +136,10 @@ fn config() -> bincode::config::Configuration {
 }
 
 impl Cache {
-    /// The cache for output directory `out`, or an empty one.
-    pub fn open(out: &Path) -> Cache {
-        let Some(base) = cache_root() else {
+    /// The cache for output directory `out`, kept under `root` (else the
+    /// user's cache directory), or an empty one.
+    pub fn open(out: &Path, root: Option<&Path>) -> Cache {
+        let Some(base) = root.map(Path::to_path_buf).or_else(cache_root) else {
             return Cache::disabled();
         };
         let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());

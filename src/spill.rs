@@ -116,10 +116,12 @@ impl Spill {
         })
     }
 
-    /// A spill file in the user's cache directory, else (when there is
-    /// none, or it cannot be written) in the system's temporary directory.
-    pub fn new() -> Result<Spill, crate::Error> {
-        crate::cache::cache_root()
+    /// A spill file in `dir`, else the user's cache directory, else (when
+    /// there is none, or it cannot be written) in the system's temporary
+    /// directory.
+    pub fn new(dir: Option<&Path>) -> Result<Spill, crate::Error> {
+        dir.map(Path::to_path_buf)
+            .or_else(crate::cache::cache_root)
             .and_then(|dir| Spill::in_dir(&dir).ok())
             .map_or_else(|| Spill::in_dir(&std::env::temp_dir()), Ok)
     }

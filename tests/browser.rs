@@ -22,7 +22,7 @@ fn demo_site() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
     let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
-    ccwiki::build(&ccwiki::BuildOptions::new(vec![demo], out.clone())).expect("demo builds");
+    ccwiki::build(&common::options(vec![demo], out.clone())).expect("demo builds");
     (tmp, out)
 }
 
@@ -46,6 +46,7 @@ fn page_results(site: &Path, page: &str, query: &str) -> Vec<String> {
 fn cli_results(query: &str) -> Vec<String> {
     let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
     let out = Command::new(env!("CARGO_BIN_EXE_ccwiki"))
+        .env("CCWIKI_CACHE_DIR", common::test_cache())
         .args(["search", "--json", "--limit", "20", "--source"])
         .arg(demo)
         .arg(query)

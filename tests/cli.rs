@@ -3,8 +3,15 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+/// The binary, with its incremental cache kept under the build's target
+/// folder rather than the user's cache directory.
 fn ccwiki() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ccwiki"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ccwiki"));
+    c.env(
+        "CCWIKI_CACHE_DIR",
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-cache"),
+    );
+    c
 }
 
 fn demo() -> PathBuf {

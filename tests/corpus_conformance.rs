@@ -5,6 +5,7 @@
 //!
 //! This suite needs the corpus and fails loudly when it is missing.
 
+mod common;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -409,7 +410,7 @@ fn every_corpus_root_builds_and_shows_what_it_holds() {
             .into_owned();
         let tmp = tempfile::tempdir().expect("tempdir");
         let out = tmp.path().join("site");
-        let mut opts = ccwiki::BuildOptions::new(vec![root.clone()], out.clone());
+        let mut opts = common::options(vec![root.clone()], out.clone());
         opts.redact = false;
         let report = match ccwiki::build(&opts) {
             Ok(r) => r,

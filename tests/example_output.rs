@@ -14,7 +14,7 @@ fn root() -> PathBuf {
 }
 
 fn build_demo(out: &Path) {
-    let opts = ccwiki::BuildOptions::new(vec![root().join("examples/demo")], out.to_path_buf());
+    let opts = common::options(vec![root().join("examples/demo")], out.to_path_buf());
     let report = ccwiki::build(&opts).expect("demo builds");
     assert!(
         report.sessions >= 6,

@@ -42,7 +42,7 @@ impl Fixture {
     }
 
     fn opts(&self, out: &Path, cache: bool) -> ccwiki::BuildOptions {
-        let mut o = ccwiki::BuildOptions::new(vec![self.src.clone()], out.to_path_buf());
+        let mut o = common::options(vec![self.src.clone()], out.to_path_buf());
         o.cache = cache;
         o.site_dir = Some(self.repo.clone());
         o

@@ -123,8 +123,7 @@ fn planted_secrets_home_paths_and_usernames_never_reach_the_output() {
     let src = tmp.path().join("claude");
     let secrets = leaky_source(&src);
     let out = tmp.path().join("site");
-    let report =
-        ccwiki::build(&ccwiki::BuildOptions::new(vec![src.clone()], out.clone())).expect("builds");
+    let report = ccwiki::build(&common::options(vec![src.clone()], out.clone())).expect("builds");
     let files = common::read_tree(&out);
     assert!(files.len() > 10);
     for (rel, bytes) in &files {
@@ -175,7 +174,7 @@ fn planted_secrets_home_paths_and_usernames_never_reach_the_output() {
     }
     // The same build without redaction shows them: the test would catch a leak.
     let raw = tmp.path().join("raw");
-    let mut opts = ccwiki::BuildOptions::new(vec![src], raw.clone());
+    let mut opts = common::options(vec![src], raw.clone());
     opts.redact = false;
     ccwiki::build(&opts).unwrap();
     let all: String = common::read_tree(&raw)
@@ -197,7 +196,7 @@ fn a_failed_build_leaves_the_previous_site_as_it_was() {
     // A broken template in the wiki repository fails the build after the data was read.
     let repo = tmp.path().join("repo");
     write(&repo, "templates/session.html", "{% extends \"ccwiki/session.html\" %}{% block content %}{{ missing.value }}{% endblock content %}");
-    let mut opts = ccwiki::BuildOptions::new(vec![common::demo()], out.clone());
+    let mut opts = common::options(vec![common::demo()], out.clone());
     opts.site_dir = Some(repo);
     let err = ccwiki::build(&opts).unwrap_err().to_string();
     assert!(
@@ -235,14 +234,11 @@ fn a_killed_build_leaves_either_the_old_or_the_new_site() {
     common::build_demo(&out, "default");
     let old = common::read_tree(&out);
     let expected_new = tmp.path().join("expected");
-    ccwiki::build(&ccwiki::BuildOptions::new(
-        vec![src.clone()],
-        expected_new.clone(),
-    ))
-    .unwrap();
+    ccwiki::build(&common::options(vec![src.clone()], expected_new.clone())).unwrap();
     let new = common::read_tree(&expected_new);
     for delay_ms in [5u64, 30, 80, 150, 300] {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ccwiki"))
+            .env("CCWIKI_CACHE_DIR", common::test_cache())
             .args(["build", "--quiet", "--source"])
             .arg(&src)
             .arg("--out")
@@ -263,7 +259,7 @@ fn a_killed_build_leaves_either_the_old_or_the_new_site() {
         }
     }
     // The next build cleans up what killed builds left and succeeds.
-    ccwiki::build(&ccwiki::BuildOptions::new(vec![src], out.clone())).unwrap();
+    ccwiki::build(&common::options(vec![src], out.clone())).unwrap();
     assert_eq!(common::read_tree(&out), new);
     let leftovers: Vec<String> = std::fs::read_dir(tmp.path())
         .unwrap()
@@ -306,7 +302,7 @@ fn hostile_names_stay_inside_the_output_and_the_source_is_untouched() {
     );
     let before = common::read_tree(&src);
     let out = tmp.path().join("site");
-    ccwiki::build(&ccwiki::BuildOptions::new(vec![src.clone()], out.clone())).unwrap();
+    ccwiki::build(&common::options(vec![src.clone()], out.clone())).unwrap();
     assert_eq!(common::read_tree(&src), before, "the source is only read");
     let names: Vec<String> = std::fs::read_dir(tmp.path())
         .unwrap()
@@ -333,7 +329,7 @@ fn hostile_names_stay_inside_the_output_and_the_source_is_untouched() {
 fn output_inside_the_source_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     write(tmp.path(), "projects/-p/s.jsonl", "{}");
-    let err = ccwiki::build(&ccwiki::BuildOptions::new(
+    let err = ccwiki::build(&common::options(
         vec![tmp.path().to_path_buf()],
         tmp.path().join("site"),
     ))
@@ -378,7 +374,7 @@ fn excluded_projects_and_private_memories_leave_no_trace() {
         "---\nname: quagga note\ntype: user\nprivate: true\n---\nquagga\n",
     );
     let out = tmp.path().join("site");
-    let mut opts = ccwiki::BuildOptions::new(vec![src], out.clone());
+    let mut opts = common::options(vec![src], out.clone());
     opts.exclude = vec!["*secret*".into()];
     let report = ccwiki::build(&opts).unwrap();
     assert_eq!(report.excluded, 2);

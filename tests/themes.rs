@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 fn build(out: &Path, theme: &str, site_dir: Option<&Path>) {
-    let mut opts = ccwiki::BuildOptions::new(vec![common::demo()], out.to_path_buf());
+    let mut opts = common::options(vec![common::demo()], out.to_path_buf());
     opts.theme = theme.to_string();
     opts.site_dir = site_dir.map(Path::to_path_buf);
     ccwiki::build(&opts).expect("builds");
@@ -138,6 +138,7 @@ fn unknown_theme_and_bad_config_are_usage_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_ccwiki"))
+            .env("CCWIKI_CACHE_DIR", common::test_cache())
             .args(args)
             .current_dir(tmp.path())
             .output()

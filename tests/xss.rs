@@ -220,7 +220,7 @@ fn hostile_source(tmp: &Path) -> PathBuf {
 fn build_site(tmp: &Path) -> (PathBuf, ccwiki::BuildReport) {
     let src = hostile_source(tmp);
     let out = tmp.join("site");
-    let report = ccwiki::build(&ccwiki::BuildOptions::new(vec![src], out.clone()))
+    let report = ccwiki::build(&common::options(vec![src], out.clone()))
         .expect("the hostile fixture builds");
     (out, report)
 }

@@ -347,7 +347,7 @@ pub fn search_sources(
 ) -> Result<Vec<Found>, crate::Error> {
     let found = crate::discover::discover(sources)?;
     let triaged = crate::triage::triage(&found.roots);
-    let spill = crate::spill::Spill::new()?;
+    let spill = crate::spill::Spill::new(None)?;
     let extracted = crate::extract::extract_cached(
         &found.roots,
         &mut crate::cache::Cache::disabled(),

@@ -14,9 +14,22 @@ pub fn demo() -> PathBuf {
     repo().join("examples/demo")
 }
 
+/// Where tests keep ccwiki's cache and temporary files: under the target
+/// folder, never in the user's cache directory.
+pub fn test_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-cache")
+}
+
+/// Build options for `sources` into `out`, caching under [`test_cache`].
+pub fn options(sources: Vec<PathBuf>, out: PathBuf) -> ccwiki::BuildOptions {
+    let mut opts = ccwiki::BuildOptions::new(sources, out);
+    opts.cache_dir = Some(test_cache());
+    opts
+}
+
 /// Build the demo with `theme` into `out`.
 pub fn build_demo(out: &Path, theme: &str) {
-    let mut opts = ccwiki::BuildOptions::new(vec![demo()], out.to_path_buf());
+    let mut opts = options(vec![demo()], out.to_path_buf());
     opts.theme = theme.to_string();
     ccwiki::build(&opts).expect("demo builds");
 }
