@@ -8,15 +8,9 @@
 
 mod common;
 
-use common::{dump_dom, probe, probed_copy, screenshot, View};
+use common::{dump_dom, probe, probed_copy, screenshot, View, DESKTOP};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const DESKTOP: View = View {
-    width: 1280,
-    height: 900,
-    dark: false,
-};
 
 fn demo_site() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -110,14 +104,7 @@ fn bundled_themes_render_cleanly_everywhere() {
         ("session", "sessions/a8e4f019/index.html"),
     ];
     let views = [
-        (
-            "desktop",
-            View {
-                width: 1280,
-                height: 900,
-                dark: false,
-            },
-        ),
+        ("desktop", DESKTOP),
         (
             "desktop-dark",
             View {

@@ -26,7 +26,6 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -1248,35 +1247,6 @@ const PROBE_JS: &str = r#"(function () {
 })();
 "#;
 
-use common::chromium;
-
-/// The DOM of `url` after its scripts ran.
-fn dump_dom(url: &str) -> String {
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--virtual-time-budget=3000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(url)
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "chromium failed on {url}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// Dump every URL, four at a time.
 fn dump_all(urls: &[String]) -> Vec<String> {
     let next = AtomicUsize::new(0);
@@ -1286,7 +1256,7 @@ fn dump_all(urls: &[String]) -> Vec<String> {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(url) = urls.get(i) else { break };
-                let dom = dump_dom(url);
+                let dom = common::dump_dom(url, common::DESKTOP);
                 results.lock().unwrap()[i] = Some(dom);
             });
         }

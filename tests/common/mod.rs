@@ -78,6 +78,13 @@ pub struct View {
     pub dark: bool,
 }
 
+/// A desktop window in light mode.
+pub const DESKTOP: View = View {
+    width: 1280,
+    height: 900,
+    dark: false,
+};
+
 fn chromium_cmd(view: View, profile: &Path) -> Command {
     let mut cmd = Command::new(chromium());
     cmd.args([
