@@ -18,7 +18,7 @@
 //! author = "Dana"
 //! ```
 
-use crate::error::Error;
+use crate::base::error::Error;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -177,7 +177,7 @@ fn fail(e: &Error) -> ExitCode {
 }
 
 fn run_init(args: InitArgs) -> ExitCode {
-    match ccwiki::init::init(&args.dir, args.github_pages) {
+    match ccwiki::app::init::init(&args.dir, args.github_pages) {
         Ok(report) => {
             for (path, created) in report {
                 let what = if created {
@@ -201,10 +201,10 @@ fn run_theme(cmd: ThemeCommand) -> ExitCode {
     match cmd {
         ThemeCommand::List { config } => match ccwiki::config::load(config.as_deref()) {
             Ok(loaded) => {
-                for t in ccwiki::theme::list(loaded.dir.as_deref()) {
+                for t in ccwiki::output::theme::list(loaded.dir.as_deref()) {
                     let origin = match &t.origin {
-                        ccwiki::theme::Origin::Bundled => "bundled".to_string(),
-                        ccwiki::theme::Origin::Local(p) => p.display().to_string(),
+                        ccwiki::output::theme::Origin::Bundled => "bundled".to_string(),
+                        ccwiki::output::theme::Origin::Local(p) => p.display().to_string(),
                     };
                     println!("{}\t{}\t({origin})", t.name, t.description);
                 }
@@ -214,7 +214,7 @@ fn run_theme(cmd: ThemeCommand) -> ExitCode {
         },
         ThemeCommand::Eject { name, dir } => {
             let dest = dir.unwrap_or_else(|| PathBuf::from("themes").join(&name));
-            match ccwiki::theme::eject(&name, &dest) {
+            match ccwiki::output::theme::eject(&name, &dest) {
                 Ok(files) => {
                     println!(
                         "Copied {} files of theme {name:?} to {}",
@@ -237,7 +237,8 @@ fn run_search(args: SearchArgs) -> ExitCode {
         args.source.clone()
     };
     let query = args.query.join(" ");
-    match ccwiki::search::search_sources(&sources, &query, args.project.as_deref(), args.limit) {
+    match ccwiki::app::search::search_sources(&sources, &query, args.project.as_deref(), args.limit)
+    {
         Ok(found) => {
             if args.json {
                 match serde_json::to_string_pretty(&found) {

@@ -503,10 +503,10 @@ fn every_corpus_root_builds_and_shows_what_it_holds() {
 fn reading_in_pieces_equals_reading_in_one_go() {
     let mut files = 0;
     for root in data_roots() {
-        let sources = ccwiki::discover::discover(&[root]).expect("discover");
+        let sources = ccwiki::source::discover::discover(&[root]).expect("discover");
         for tf in &sources.roots[0].transcripts {
             let one = {
-                let mut s = ccwiki::extract::ReaderState::new(0, tf);
+                let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf);
                 let tail = s.read(tf);
                 serde_json::to_string(&s.into_digest(tf, tail)).expect("json")
             };
@@ -514,7 +514,8 @@ fn reading_in_pieces_equals_reading_in_one_go() {
                 if tf.size <= piece {
                     continue;
                 }
-                let (s, tail) = ccwiki::extract::ReaderState::read_in_pieces(0, tf, piece);
+                let (s, tail) =
+                    ccwiki::knowledge::extract::ReaderState::read_in_pieces(0, tf, piece);
                 let pieces = serde_json::to_string(&s.into_digest(tf, tail)).expect("json");
                 if one != pieces {
                     let at = one

@@ -1,8 +1,8 @@
 //! Focused cases of the real Claude Code format, each with a small
 //! hand-written fixture: what the wiki must make of it.
 
-use ccwiki::extract::{extract, Extracted};
-use ccwiki::model::{Block, CompactKind, Session, SubagentLayout, SubagentRole, Turn};
+use ccwiki::knowledge::extract::{extract, Extracted};
+use ccwiki::knowledge::model::{Block, CompactKind, Session, SubagentLayout, SubagentRole, Turn};
 use std::path::Path;
 
 fn write(dir: &Path, files: &[(&str, &[u8])]) {
@@ -16,13 +16,15 @@ fn write(dir: &Path, files: &[(&str, &[u8])]) {
 fn run(files: &[(&str, &[u8])]) -> Extracted {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), files);
-    let sources = ccwiki::discover::discover(&[dir.path().to_path_buf()]).unwrap();
+    let sources = ccwiki::source::discover::discover(&[dir.path().to_path_buf()]).unwrap();
     extract(&sources.roots)
 }
 
 /// A session's turns: `extract` keeps them in memory.
 fn turns(s: &Session) -> Vec<Turn> {
-    ccwiki::spill::Spill::none().load(&s.turns).unwrap()
+    ccwiki::knowledge::spill::Spill::none()
+        .load(&s.turns)
+        .unwrap()
 }
 
 fn session<'a>(x: &'a Extracted, id: &str) -> &'a Session {
@@ -335,7 +337,8 @@ fn several_data_roots_are_read_together() {
         )],
     );
     let sources =
-        ccwiki::discover::discover(&[a.path().to_path_buf(), b.path().to_path_buf()]).unwrap();
+        ccwiki::source::discover::discover(&[a.path().to_path_buf(), b.path().to_path_buf()])
+            .unwrap();
     let x = extract(&sources.roots);
     assert_eq!(x.sessions.len(), 2);
     assert_eq!(session(&x, "s2").root, 1);
@@ -344,14 +347,14 @@ fn several_data_roots_are_read_together() {
 #[test]
 fn large_files_read_in_pieces_give_the_same_result() {
     let demo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
-    let sources = ccwiki::discover::discover(&[demo]).unwrap();
+    let sources = ccwiki::source::discover::discover(&[demo]).unwrap();
     let mut checked = 0;
     for tf in &sources.roots[0].transcripts {
-        let mut s = ccwiki::extract::ReaderState::new(0, tf);
+        let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf);
         let tail = s.read(tf);
         let one = serde_json::to_string(&s.into_digest(tf, tail)).unwrap();
         for piece in [300u64, 1_500, 9_000] {
-            let (s, tail) = ccwiki::extract::ReaderState::read_in_pieces(0, tf, piece);
+            let (s, tail) = ccwiki::knowledge::extract::ReaderState::read_in_pieces(0, tf, piece);
             let pieces = serde_json::to_string(&s.into_digest(tf, tail)).unwrap();
             assert_eq!(one, pieces, "{} in {piece}-byte pieces", tf.path.display());
         }

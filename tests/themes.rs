@@ -21,7 +21,7 @@ fn write(path: &Path, text: &str) {
 fn every_bundled_theme_builds_the_demo_with_its_own_stylesheet() {
     let tmp = tempfile::tempdir().unwrap();
     let mut sheets = Vec::new();
-    for theme in ccwiki::theme::list(None) {
+    for theme in ccwiki::output::theme::list(None) {
         let out = tmp.path().join(&theme.name);
         build(&out, &theme.name, None);
         let files = common::read_tree(&out);
@@ -46,7 +46,7 @@ fn eject_then_build_gives_the_same_bytes() {
         let bundled = tmp.path().join("bundled");
         build(&bundled, name, None);
         let repo = tmp.path().join("repo");
-        ccwiki::theme::eject(name, &repo.join("themes").join(name)).unwrap();
+        ccwiki::output::theme::eject(name, &repo.join("themes").join(name)).unwrap();
         let ejected = tmp.path().join("ejected");
         build(&ejected, name, Some(&repo));
         assert_eq!(
@@ -126,7 +126,7 @@ fn a_local_theme_layers_over_the_built_ins() {
         "theme template used, root resolved"
     );
     assert!(about.contains("About you"), "built-in page content kept");
-    let names: Vec<String> = ccwiki::theme::list(Some(&repo))
+    let names: Vec<String> = ccwiki::output::theme::list(Some(&repo))
         .into_iter()
         .map(|t| t.name)
         .collect();
@@ -175,7 +175,9 @@ fn unknown_theme_and_bad_config_are_usage_errors() {
     let home = std::fs::read_to_string(tmp.path().join("public/index.html")).unwrap();
     assert!(home.contains("From flag"), "flags override the file");
     let css = std::fs::read(tmp.path().join("public/static/style.css")).unwrap();
-    let docs = ccwiki::theme::resolve("docs", None).unwrap().static_files();
+    let docs = ccwiki::output::theme::resolve("docs", None)
+        .unwrap()
+        .static_files();
     assert_eq!(
         css,
         docs.iter()

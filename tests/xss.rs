@@ -12,7 +12,7 @@
 //!    dangerous element into a flag on `<html>`, once under the page's CSP
 //!    and once with the CSP removed (so the markup itself is proven inert),
 //!    and the search box is fed payload words;
-//! 3. unit level: `ccwiki::markdown::render` of each payload alone.
+//! 3. unit level: `ccwiki::output::markdown::render` of each payload alone.
 //!
 //! Names no portable file system accepts (`<img src=x onerror=alert(1)>.md`,
 //! a project folder named `-srv-"><svg onload=alert(1)>`) are added to a
@@ -1078,7 +1078,7 @@ fn markdown_of_each_payload_is_inert() {
     inputs.push(all_payloads().join("\n"));
     for input in &inputs {
         for root in ["", "../../"] {
-            let html = ccwiki::markdown::render(input, root);
+            let html = ccwiki::output::markdown::render(input, root);
             let (tags, mut p) = scan(&html);
             for t in &tags {
                 if t.closing {
@@ -1145,7 +1145,7 @@ fn markdown_of_each_payload_is_inert() {
     }
     // Raw HTML is kept as text, verbatim.
     for p in HTML_PAYLOADS {
-        let html = ccwiki::markdown::render(p, "");
+        let html = ccwiki::output::markdown::render(p, "");
         let (tags, _) = scan(&html);
         let text = visible_text(&html, &tags);
         if !text.contains(p) {

@@ -3,8 +3,8 @@
 //! separators) or its name; `*` matches across `/`. Excluded projects leave
 //! no trace: no page, no search entry, no timeline line.
 
-use crate::error::Error;
-use crate::model::Model;
+use crate::base::error::Error;
+use crate::knowledge::model::Model;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::collections::HashMap;
 

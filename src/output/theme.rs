@@ -8,8 +8,8 @@
 //! `{% extends "ccwiki/session.html" %}` and change one block instead of
 //! copying the whole file.
 
-use crate::error::Error;
-use crate::render::BUILTIN_TEMPLATES;
+use crate::base::error::Error;
+use crate::output::render::BUILTIN_TEMPLATES;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -54,20 +54,23 @@ pub const BUNDLED: &[(&str, Files)] = &[
     (
         "default",
         &[
-            ("theme.toml", include_bytes!("../themes/default/theme.toml")),
+            (
+                "theme.toml",
+                include_bytes!("../../themes/default/theme.toml"),
+            ),
             (
                 "static/style.css",
-                include_bytes!("../themes/default/static/style.css"),
+                include_bytes!("../../themes/default/static/style.css"),
             ),
         ],
     ),
     (
         "docs",
         &[
-            ("theme.toml", include_bytes!("../themes/docs/theme.toml")),
+            ("theme.toml", include_bytes!("../../themes/docs/theme.toml")),
             (
                 "static/style.css",
-                include_bytes!("../themes/docs/static/style.css"),
+                include_bytes!("../../themes/docs/static/style.css"),
             ),
         ],
     ),

@@ -4,9 +4,9 @@
 //! files give the distilled knowledge. Dangling index links, invalid
 //! frontmatter and unreadable files are reported as skips, never fatal.
 
-use crate::discover::{MemoryDir, Root};
-use crate::model::{Memory, MemoryKind};
-use crate::skip::Skip;
+use crate::base::skip::Skip;
+use crate::knowledge::model::{Memory, MemoryKind};
+use crate::source::discover::{MemoryDir, Root};
 use gray_matter::engine::YAML;
 use gray_matter::{Matter, Pod};
 use std::collections::HashMap;

@@ -13,7 +13,7 @@
 //! cache directory: it holds unredacted text, disappears with the process
 //! however it ends, and never goes near the site.
 
-use crate::model::{Session, Turn};
+use crate::knowledge::model::{Session, Turn};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -121,7 +121,7 @@ impl Spill {
     /// directory.
     pub fn new(dir: Option<&Path>) -> Result<Spill, crate::Error> {
         dir.map(Path::to_path_buf)
-            .or_else(crate::cache::cache_root)
+            .or_else(crate::base::dirs::cache_root)
             .and_then(|dir| Spill::in_dir(&dir).ok())
             .map_or_else(|| Spill::in_dir(&std::env::temp_dir()), Ok)
     }

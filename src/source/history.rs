@@ -2,10 +2,10 @@
 //! (when and how sessions started).
 
 use super::jsonl::{for_each_line, parse_line, Str};
-use crate::model::{HistoryEntry, SessionStart};
-use crate::skip::Skip;
+use crate::base::skip::Skip;
 use chrono::{DateTime, TimeZone, Utc};
 use serde::Deserialize;
+use serde::Serialize;
 use std::path::Path;
 
 /// A timestamp given as milliseconds since the epoch or as an ISO string.
@@ -185,4 +185,23 @@ mod tests {
         assert!(read_session_start(&c, &mut skips).is_none());
         assert_eq!(skips.len(), 1);
     }
+}
+
+/// One line of `history.jsonl`: a prompt typed in some project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    pub ts: DateTime<Utc>,
+    pub display: String,
+    pub project: Option<String>,
+    pub session_id: Option<String>,
+}
+
+/// One `sessions/<pid>.json`: when and how a session started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionStart {
+    pub session_id: String,
+    pub started: Option<DateTime<Utc>>,
+    pub cwd: Option<String>,
+    pub entrypoint: Option<String>,
+    pub kind: Option<String>,
 }

@@ -1,11 +1,11 @@
 //! Reading one transcript file into the sessions (or the sub-agent) it holds.
 
 use super::conversation::Conversation;
-use super::jsonl::{parse_line, read_range, Position};
-use super::record::{Message, Record};
-use crate::discover::{FileRole, TranscriptFile};
-use crate::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Titles};
-use crate::skip::Skip;
+use crate::base::skip::Skip;
+use crate::knowledge::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Titles};
+use crate::source::discover::{FileRole, TranscriptFile};
+use crate::source::jsonl::{parse_line, read_range, Position};
+use crate::source::record::{Message, Record};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
@@ -31,7 +31,7 @@ pub struct SessionPart {
     /// The finished part, filled by [`ReaderState::into_digest`] (never
     /// cached): its turns, its inline sub-agents, its first prompt.
     #[serde(skip)]
-    pub turns: crate::model::Turns,
+    pub turns: crate::knowledge::model::Turns,
     #[serde(skip)]
     pub agents: Vec<Subagent>,
     #[serde(skip)]
@@ -58,7 +58,7 @@ pub struct FileDigest {
 
 /// Hash a uuid the same way everywhere.
 pub fn uuid_hash(uuid: &str) -> u64 {
-    crate::cache::hash_bytes(uuid.as_bytes())
+    crate::base::hash::hash_bytes(uuid.as_bytes())
 }
 
 fn parse_ts(s: Option<&str>) -> Option<DateTime<Utc>> {
@@ -360,8 +360,9 @@ impl ReaderState {
                     layout: *layout,
                     role: *role,
                     agent_type,
-                    description: description
-                        .or_else(|| first_prompt(&turns).map(|t| crate::model::one_line(t, 100))),
+                    description: description.or_else(|| {
+                        first_prompt(&turns).map(|t| crate::knowledge::model::one_line(t, 100))
+                    }),
                     started: self.agent_conv.first,
                     assistant_turns: self.agent_conv.assistant_turns,
                     turns: turns.into(),
@@ -601,8 +602,8 @@ fn read_meta(path: &PathBuf) -> (Option<String>, Option<String>) {
     #[derive(serde::Deserialize, Default)]
     #[serde(rename_all = "camelCase", default)]
     struct Meta {
-        agent_type: super::jsonl::Str,
-        description: super::jsonl::Str,
+        agent_type: crate::source::jsonl::Str,
+        description: crate::source::jsonl::Str,
     }
     let meta: Meta = std::fs::read(path)
         .ok()
@@ -619,7 +620,7 @@ fn inline_subagent(id: String, mut conv: Conversation) -> Subagent {
         layout: SubagentLayout::Inline,
         role: SubagentRole::Task,
         agent_type: None,
-        description: first_prompt(&conv.turns).map(|t| crate::model::one_line(t, 100)),
+        description: first_prompt(&conv.turns).map(|t| crate::knowledge::model::one_line(t, 100)),
         started: conv.first,
         assistant_turns: conv.assistant_turns,
         turns: conv.turns.into(),
@@ -627,9 +628,9 @@ fn inline_subagent(id: String, mut conv: Conversation) -> Subagent {
 }
 
 /// The text of the first prompt in `turns`.
-fn first_prompt(turns: &[crate::model::Turn]) -> Option<&str> {
+fn first_prompt(turns: &[crate::knowledge::model::Turn]) -> Option<&str> {
     turns.iter().find_map(|t| match t {
-        crate::model::Turn::Prompt { text, .. } => Some(text.as_str()),
+        crate::knowledge::model::Turn::Prompt { text, .. } => Some(text.as_str()),
         _ => None,
     })
 }

@@ -1,43 +1,16 @@
 //! The whole build: every phase in order, timed, with a report.
 
-use crate::error::Error;
-use crate::model::Model;
-use crate::skip::Skip;
-use crate::{assemble, discover, extract, redact, render, triage, write};
+use crate::base::error::Error;
+pub use crate::base::progress::Progress;
+use crate::base::skip::Skip;
+use crate::knowledge::model::Model;
+use crate::knowledge::{extract, redact, triage};
+use crate::output::{render, write};
+use crate::site::assemble;
+use crate::source::discover;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// A function told (phase, done, total); `total` is 0 when unknown.
-type ProgressFn = dyn Fn(&str, u64, u64) + Send + Sync;
-
-/// Where a build reports its progress.
-#[derive(Clone, Default)]
-pub struct Progress(Option<std::sync::Arc<ProgressFn>>);
-
-impl Progress {
-    /// Report progress to `f`.
-    pub fn new(f: impl Fn(&str, u64, u64) + Send + Sync + 'static) -> Progress {
-        Progress(Some(std::sync::Arc::new(f)))
-    }
-
-    /// Tell the callback, if any.
-    pub fn report(&self, phase: &str, done: u64, total: u64) {
-        if let Some(f) = &self.0 {
-            f(phase, done, total);
-        }
-    }
-}
-
-impl std::fmt::Debug for Progress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "Progress(on)"
-        } else {
-            "Progress(off)"
-        })
-    }
-}
 
 /// What to build, from where, to where.
 #[derive(Debug, Clone)]
@@ -111,7 +84,7 @@ pub struct BuildReport {
     /// Files whose bytes did not change, kept from the previous site.
     pub files_unchanged: usize,
     /// How the incremental cache served the transcripts.
-    pub cache: crate::cache::CacheStats,
+    pub cache: crate::knowledge::cache::CacheStats,
     pub bytes_written: u64,
     pub transcript_bytes: u64,
     pub lines: u64,
@@ -155,8 +128,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     // Refuse a foreign output directory, a bad pattern or a broken template
     // before doing any work.
     write::check_output(&opts.out)?;
-    let excluder = crate::exclude::Excluder::new(&opts.exclude)?;
-    let theme = crate::theme::resolve(&opts.theme, opts.site_dir.as_deref())?;
+    let excluder = crate::knowledge::exclude::Excluder::new(&opts.exclude)?;
+    let theme = crate::output::theme::resolve(&opts.theme, opts.site_dir.as_deref())?;
     let renderer = render::Renderer::new(
         &render::RenderOptions {
             title: opts.title.clone(),
@@ -175,11 +148,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
 
     let triaged = timed(&mut report, "triage", || triage::triage(&sources.roots));
     let mut cache = if opts.cache {
-        crate::cache::Cache::open(&opts.out, opts.cache_dir.as_deref())
+        crate::knowledge::cache::Cache::open(&opts.out, opts.cache_dir.as_deref())
     } else {
-        crate::cache::Cache::disabled()
+        crate::knowledge::cache::Cache::disabled()
     };
-    let spill = crate::spill::Spill::new(opts.cache_dir.as_deref())?;
+    let spill = crate::knowledge::spill::Spill::new(opts.cache_dir.as_deref())?;
     let extracted = timed(&mut report, "extract", || {
         extract::extract_cached(&sources.roots, &mut cache, &opts.progress, &spill)
     })?;
@@ -194,7 +167,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         starts: extracted.starts,
         spill,
     };
-    report.excluded = crate::exclude::apply(&mut model, &excluder);
+    report.excluded = crate::knowledge::exclude::apply(&mut model, &excluder);
 
     if opts.redact {
         let redactor =
@@ -224,8 +197,12 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.pages = site.pages.len();
 
     opts.progress.report("rendering", 0, 0);
-    let previous = cache.pages().clone();
-    let stager = write::Stager::begin(&opts.out, &previous)?;
+    let manifest = if opts.cache {
+        crate::output::manifest::Manifest::open(&opts.out, opts.cache_dir.as_deref())
+    } else {
+        crate::output::manifest::Manifest::disabled()
+    };
+    let stager = write::Stager::begin(&opts.out, &manifest.previous)?;
     let search_docs = std::mem::take(&mut site.search_docs);
     timed(&mut report, "render", || {
         render::render(&site, search_docs, &renderer, &stager)
@@ -234,8 +211,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.files_written = written.files;
     report.files_unchanged = written.unchanged;
     report.bytes_written = written.bytes;
-    cache.set_pages(written.manifest);
-    timed(&mut report, "cache", || cache.save());
+    timed(&mut report, "cache", || {
+        manifest.save(written.manifest);
+        cache.save()
+    });
     report.skips.sort();
     report.skips.dedup();
     Ok(report)

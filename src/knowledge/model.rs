@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-pub use crate::spill::Turns;
+pub use crate::knowledge::spill::Turns;
 
 /// The `type` of a memory file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -150,40 +150,7 @@ pub enum Turn {
     },
 }
 
-/// How a sub-agent transcript was stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum SubagentLayout {
-    /// `isSidechain` lines inside the session file (1.0.x).
-    Inline,
-    /// `agent-<id>.jsonl` beside the session files (2.0.x).
-    Sibling,
-    /// `<session>/subagents/agent-<id>.jsonl` with `.meta.json` (2.1.x).
-    Nested,
-}
-
-/// What a sub-agent transcript is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum SubagentRole {
-    /// A task the main agent delegated.
-    Task,
-    /// The side conversation that wrote a compaction summary (`agent-acompact-*`).
-    Compaction,
-    /// Prompt suggestions generated in the background (`agent-aprompt_suggestion-*`).
-    PromptSuggestion,
-    /// An aside question (`agent-aside_question-*`).
-    Aside,
-}
-
-impl SubagentRole {
-    pub fn label(self) -> &'static str {
-        match self {
-            SubagentRole::Task => "sub-agent",
-            SubagentRole::Compaction => "compaction",
-            SubagentRole::PromptSuggestion => "prompt suggestion",
-            SubagentRole::Aside => "aside",
-        }
-    }
-}
+pub use crate::source::discover::{SubagentLayout, SubagentRole};
 
 /// A sub-agent conversation attached to the session that spawned it.
 #[derive(Debug, Clone)]
@@ -266,24 +233,7 @@ impl Session {
     }
 }
 
-/// One line of `history.jsonl`: a prompt typed in some project.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HistoryEntry {
-    pub ts: DateTime<Utc>,
-    pub display: String,
-    pub project: Option<String>,
-    pub session_id: Option<String>,
-}
-
-/// One `sessions/<pid>.json`: when and how a session started.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionStart {
-    pub session_id: String,
-    pub started: Option<DateTime<Utc>>,
-    pub cwd: Option<String>,
-    pub entrypoint: Option<String>,
-    pub kind: Option<String>,
-}
+pub use crate::source::history::{HistoryEntry, SessionStart};
 
 /// The earlier of two optional values (either one when the other is None).
 pub fn min_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
@@ -338,5 +288,5 @@ pub struct Model {
     pub history: Vec<HistoryEntry>,
     pub starts: Vec<SessionStart>,
     /// Where the sessions' turns are.
-    pub spill: crate::spill::Spill,
+    pub spill: crate::knowledge::spill::Spill,
 }

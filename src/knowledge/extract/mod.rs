@@ -7,19 +7,16 @@
 //! `leafUuid` points into.
 
 mod conversation;
-mod history;
-pub mod jsonl;
-mod record;
 mod transcript;
 
 pub use conversation::{classify_user_text, UserLine};
 pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, PIECE_BYTES};
 
-use crate::discover::Root;
-use crate::error::Error;
-use crate::model::{HistoryEntry, Session, SessionStart};
-use crate::skip::Skip;
-use crate::spill::Spill;
+use crate::base::error::Error;
+use crate::base::skip::Skip;
+use crate::knowledge::model::{HistoryEntry, Session, SessionStart};
+use crate::knowledge::spill::Spill;
+use crate::source::discover::Root;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -42,8 +39,8 @@ pub fn extract(roots: &[Root]) -> Extracted {
     let none = Spill::none();
     let extracted = extract_cached(
         roots,
-        &mut crate::cache::Cache::disabled(),
-        &crate::build::Progress::default(),
+        &mut crate::knowledge::cache::Cache::disabled(),
+        &crate::base::progress::Progress::default(),
         &none,
     );
     // Without a spill file nothing is written, so nothing can fail.
@@ -54,8 +51,8 @@ pub fn extract(roots: &[Root]) -> Extracted {
 /// to `spill` as soon as the file has been read.
 pub fn extract_cached(
     roots: &[Root],
-    cache: &mut crate::cache::Cache,
-    progress: &crate::build::Progress,
+    cache: &mut crate::knowledge::cache::Cache,
+    progress: &crate::base::progress::Progress,
     spill: &Spill,
 ) -> Result<Extracted, Error> {
     let mut files: Vec<_> = roots
@@ -68,7 +65,7 @@ pub fn extract_cached(
             .cmp(&a.1.size)
             .then_with(|| a.1.path.cmp(&b.1.path))
     });
-    let shared: &crate::cache::Cache = cache;
+    let shared: &crate::knowledge::cache::Cache = cache;
     let total: u64 = files.iter().map(|(_, tf)| tf.size).sum();
     let done = std::sync::atomic::AtomicU64::new(0);
     let results: Vec<_> = files
@@ -91,10 +88,11 @@ pub fn extract_cached(
     let mut out = Extracted::default();
     for r in roots {
         if let Some(h) = &r.history {
-            out.history.extend(history::read_history(h, &mut out.skips));
+            out.history
+                .extend(crate::source::history::read_history(h, &mut out.skips));
         }
         for s in &r.session_starts {
-            if let Some(start) = history::read_session_start(s, &mut out.skips) {
+            if let Some(start) = crate::source::history::read_session_start(s, &mut out.skips) {
                 out.starts.push(start);
             }
         }
@@ -240,7 +238,7 @@ fn add_part(
             s.titles.first_prompt = part.first_prompt;
         }
     }
-    s.started = crate::model::min_opt(s.started, conv.first);
-    s.ended = crate::model::max_opt(s.ended, conv.last);
+    s.started = crate::knowledge::model::min_opt(s.started, conv.first);
+    s.ended = crate::knowledge::model::max_opt(s.ended, conv.last);
     s.subagents.extend(part.agents);
 }

@@ -15,9 +15,9 @@
 //! The cache is an optimisation only: a missing, unreadable or outdated
 //! cache means a cold build, never an error.
 
-use crate::discover::TranscriptFile;
-use crate::extract::{FileDigest, ReaderState};
-use crate::skip::Skip;
+use crate::base::skip::Skip;
+use crate::knowledge::extract::{FileDigest, ReaderState};
+use crate::source::discover::TranscriptFile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
@@ -27,15 +27,7 @@ use std::path::{Path, PathBuf};
 const FORMAT: u32 = 3;
 const PROBE: u64 = 4096;
 
-/// A hash of bytes, the same on every run and every machine (XXH3).
-pub fn hash_bytes(bytes: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(bytes)
-}
-
-/// A hasher for [`std::hash::Hash`] values, the same on every run (XXH3).
-pub fn hasher() -> impl std::hash::Hasher {
-    xxhash_rust::xxh3::Xxh3Default::new()
-}
+use crate::base::hash::hash_bytes;
 
 /// What identifies a file's content without reading it all.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,8 +83,6 @@ struct Stored {
     format: u32,
     version: String,
     files: BTreeMap<PathBuf, Entry>,
-    /// What the last build wrote, by page path.
-    pages: BTreeMap<String, crate::write::FileRecord>,
 }
 
 /// How the cache served one build.
@@ -118,19 +108,6 @@ pub struct Cache {
     pub stats: CacheStats,
 }
 
-/// Where caches live; None when no home or cache directory is known.
-pub(crate) fn cache_root() -> Option<PathBuf> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    var("CCWIKI_CACHE_DIR")
-        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("ccwiki")))
-        .or_else(|| var("HOME").map(|d| d.join(".cache/ccwiki")))
-        .or_else(|| var("LOCALAPPDATA").map(|d| d.join("ccwiki")))
-}
-
 fn config() -> bincode::config::Configuration {
     bincode::config::standard()
 }
@@ -139,14 +116,13 @@ impl Cache {
     /// The cache for output directory `out`, kept under `root` (else the
     /// user's cache directory), or an empty one.
     pub fn open(out: &Path, root: Option<&Path>) -> Cache {
-        let Some(base) = root.map(Path::to_path_buf).or_else(cache_root) else {
+        let Some(base) = root
+            .map(Path::to_path_buf)
+            .or_else(crate::base::dirs::cache_root)
+        else {
             return Cache::disabled();
         };
-        let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-        let dir = base.join(format!(
-            "{:016x}",
-            hash_bytes(abs.to_string_lossy().as_bytes())
-        ));
+        let dir = base.join(crate::base::dirs::site_key(out));
         let path = dir.join("cache.bin");
         let old = std::fs::read(&path)
             .ok()
@@ -172,16 +148,6 @@ impl Cache {
         self.path.is_some()
     }
 
-    /// What the last build wrote.
-    pub fn pages(&self) -> &BTreeMap<String, crate::write::FileRecord> {
-        &self.old.pages
-    }
-
-    /// Remember what this build wrote.
-    pub fn set_pages(&mut self, pages: BTreeMap<String, crate::write::FileRecord>) {
-        self.new.pages = pages;
-    }
-
     /// Read `tf` with whatever the cache knows of it. Safe to call from many
     /// threads; the caller hands the returned entry back with [`Cache::keep`].
     pub fn read(
@@ -191,7 +157,7 @@ impl Cache {
     ) -> (FileDigest, Option<CachedFile>, Served) {
         if !self.enabled() {
             return (
-                crate::extract::read_transcript(root, tf),
+                crate::knowledge::extract::read_transcript(root, tf),
                 None,
                 Served::Read,
             );
@@ -229,7 +195,8 @@ impl Cache {
                 }
             }
         }
-        let (state, tail) = crate::extract::read_fresh(root, tf, crate::extract::PIECE_BYTES);
+        let (state, tail) =
+            crate::knowledge::extract::read_fresh(root, tf, crate::knowledge::extract::PIECE_BYTES);
         match identity {
             Some(id) => self.finish(tf, id, state, tail, Served::Read),
             None => (state.into_digest(tf, tail), None, Served::Read),

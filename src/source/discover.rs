@@ -3,9 +3,9 @@
 //! Nothing is parsed here; the result lists what later phases will read.
 //! Symbolic links are never followed, so nothing outside a source is read.
 
-use crate::error::Error;
-use crate::model::{SubagentLayout, SubagentRole};
-use crate::skip::Skip;
+use crate::base::error::Error;
+use crate::base::skip::Skip;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
@@ -322,5 +322,40 @@ mod tests {
         .unwrap();
         let s = discover(&[dir.path().to_path_buf()]).unwrap();
         assert!(s.roots[0].transcripts.is_empty());
+    }
+}
+
+/// How a sub-agent transcript was stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum SubagentLayout {
+    /// `isSidechain` lines inside the session file (1.0.x).
+    Inline,
+    /// `agent-<id>.jsonl` beside the session files (2.0.x).
+    Sibling,
+    /// `<session>/subagents/agent-<id>.jsonl` with `.meta.json` (2.1.x).
+    Nested,
+}
+
+/// What a sub-agent transcript is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum SubagentRole {
+    /// A task the main agent delegated.
+    Task,
+    /// The side conversation that wrote a compaction summary (`agent-acompact-*`).
+    Compaction,
+    /// Prompt suggestions generated in the background (`agent-aprompt_suggestion-*`).
+    PromptSuggestion,
+    /// An aside question (`agent-aside_question-*`).
+    Aside,
+}
+
+impl SubagentRole {
+    pub fn label(self) -> &'static str {
+        match self {
+            SubagentRole::Task => "sub-agent",
+            SubagentRole::Compaction => "compaction",
+            SubagentRole::PromptSuggestion => "prompt suggestion",
+            SubagentRole::Aside => "aside",
+        }
     }
 }

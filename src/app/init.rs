@@ -1,6 +1,6 @@
 //! `ccwiki init`: scaffold a wiki repository. Never overwrites a file.
 
-use crate::error::Error;
+use crate::base::error::Error;
 use std::path::{Path, PathBuf};
 
 /// The `ccwiki.toml` that `init` writes: every key, with its default.

@@ -9,13 +9,13 @@
 
 pub mod views;
 
-use crate::model::{
+use crate::base::skip::Skip;
+use crate::base::slugs::SlugSet;
+use crate::knowledge::model::{
     max_opt, min_opt, one_line, short_id, CompactKind, Memory, MemoryKind, Model, Session,
     SubagentLayout, Turn,
 };
-use crate::skip::Skip;
-use crate::slugs::SlugSet;
-use crate::triage::wikilinks;
+use crate::knowledge::triage::wikilinks;
 use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -70,7 +70,7 @@ impl Page<'_> {
 pub struct Site<'m> {
     pub pages: Vec<Page<'m>>,
     /// What the search index holds: one document per memory and session page.
-    pub search_docs: Vec<crate::search::Doc>,
+    pub search_docs: Vec<crate::site::search::Doc>,
     pub skips: Vec<Skip>,
     pub projects: usize,
     pub sessions: usize,
@@ -631,7 +631,7 @@ pub fn assemble(model: &Model) -> Result<Site<'_>, crate::Error> {
     });
     for (i, m) in model.memories.iter().enumerate() {
         let project = projects.get(memory_project[i]);
-        site.search_docs.push(crate::search::memory_doc(
+        site.search_docs.push(crate::site::search::memory_doc(
             m,
             &memory_href[i],
             project.map(|p| p.name.as_str()),
@@ -643,7 +643,7 @@ pub fn assemble(model: &Model) -> Result<Site<'_>, crate::Error> {
     }
     // Each session's turns are read back once, in parallel, for its pages
     // and its search document, then let go.
-    let laid_out: Vec<(Vec<PageSpan>, crate::search::Doc)> = {
+    let laid_out: Vec<(Vec<PageSpan>, crate::site::search::Doc)> = {
         use rayon::prelude::*;
         all_sessions
             .par_iter()
@@ -655,7 +655,7 @@ pub fn assemble(model: &Model) -> Result<Site<'_>, crate::Error> {
                     .as_deref()
                     .and_then(|k| projects.get(k))
                     .map(|p| p.name.as_str());
-                let doc = crate::search::session_doc(
+                let doc = crate::site::search::session_doc(
                     s,
                     &turns,
                     &agents,
@@ -777,8 +777,8 @@ fn turn_chars(t: &Turn) -> usize {
         Turn::Assistant { blocks, .. } => blocks
             .iter()
             .map(|b| match b {
-                crate::model::Block::Text(t) => t.len(),
-                crate::model::Block::Tool(c) => c.name.len() + c.arg.len() + 40,
+                crate::knowledge::model::Block::Text(t) => t.len(),
+                crate::knowledge::model::Block::Tool(c) => c.name.len() + c.arg.len() + 40,
             })
             .sum(),
         Turn::Command { name, args, .. } => name.len() + args.len(),
@@ -906,8 +906,8 @@ fn turn_views_from<'a>(
                 blocks: blocks
                     .iter()
                     .map(|b| match b {
-                        crate::model::Block::Text(t) => BlockView::Text { text: t },
-                        crate::model::Block::Tool(c) => BlockView::Tool {
+                        crate::knowledge::model::Block::Text(t) => BlockView::Text { text: t },
+                        crate::knowledge::model::Block::Tool(c) => BlockView::Tool {
                             name: &c.name,
                             arg: &c.arg,
                         },
@@ -936,7 +936,7 @@ fn turn_views_from<'a>(
 #[derive(Debug)]
 pub struct SessionPage<'m> {
     session: &'m Session,
-    spill: &'m crate::spill::Spill,
+    spill: &'m crate::knowledge::spill::Spill,
     pub project: Option<Link>,
     span: PageSpan,
     page: usize,
@@ -1186,7 +1186,7 @@ impl<'a> Resolver<'a> {
             for k in [
                 m.name.to_lowercase(),
                 m.stem.to_lowercase(),
-                crate::slugs::slugify(&m.name),
+                crate::base::slugs::slugify(&m.name),
             ] {
                 let v = by_name.entry(k).or_default();
                 if !v.contains(&i) {
@@ -1209,7 +1209,7 @@ impl<'a> Resolver<'a> {
         let candidates = self
             .by_name
             .get(&name.to_lowercase())
-            .or_else(|| self.by_name.get(&crate::slugs::slugify(name)))?;
+            .or_else(|| self.by_name.get(&crate::base::slugs::slugify(name)))?;
         candidates
             .iter()
             .copied()

@@ -1,5 +1,5 @@
 //! Errors that stop a build. Problems with single lines or files are not
-//! errors: they are [`crate::skip::Skip`]s, counted and reported.
+//! errors: they are [`crate::base::skip::Skip`]s, counted and reported.
 
 use std::path::PathBuf;
 
@@ -17,7 +17,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The output directory exists and was not made by ccwiki.
-    #[error("{} exists and was not made by ccwiki (no {} marker): refusing to replace it; choose another --out or remove it yourself", path.display(), crate::write::MARKER)]
+    #[error("{} exists and was not made by ccwiki (no {} marker): refusing to replace it; choose another --out or remove it yourself", path.display(), crate::base::dirs::MARKER)]
     ForeignOutput { path: PathBuf },
     /// The output directory would overlap the source.
     #[error("output directory {} overlaps the source {}: choose an --out outside the source", out.display(), source_dir.display())]

@@ -9,48 +9,51 @@
 //! HTML that reaches a page unescaped is what the `markdown` filter makes,
 //! and that escapes any raw HTML in its input.
 
-use crate::assemble::{Page, Site};
-use crate::error::Error;
-use crate::theme::Theme;
-use crate::write::Stager;
+use crate::base::error::Error;
+use crate::output::theme::Theme;
+use crate::output::write::Stager;
+use crate::site::assemble::{Page, Site};
 use rayon::prelude::*;
 use serde::Serialize;
 use tera::{Context, Kwargs, State, Tera, TeraResult, Value};
 
 /// Built-in templates: (name, source).
 pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
-    ("base.html", include_str!("../templates/base.html")),
-    ("home.html", include_str!("../templates/home.html")),
-    ("about.html", include_str!("../templates/about.html")),
-    ("project.html", include_str!("../templates/project.html")),
-    ("memory.html", include_str!("../templates/memory.html")),
-    ("session.html", include_str!("../templates/session.html")),
-    ("timeline.html", include_str!("../templates/timeline.html")),
-    ("list.html", include_str!("../templates/list.html")),
+    ("base.html", include_str!("../../templates/base.html")),
+    ("home.html", include_str!("../../templates/home.html")),
+    ("about.html", include_str!("../../templates/about.html")),
+    ("project.html", include_str!("../../templates/project.html")),
+    ("memory.html", include_str!("../../templates/memory.html")),
+    ("session.html", include_str!("../../templates/session.html")),
+    (
+        "timeline.html",
+        include_str!("../../templates/timeline.html"),
+    ),
+    ("list.html", include_str!("../../templates/list.html")),
     (
         "partials/project_cards.html",
-        include_str!("../templates/partials/project_cards.html"),
+        include_str!("../../templates/partials/project_cards.html"),
     ),
     (
         "partials/memory_cards.html",
-        include_str!("../templates/partials/memory_cards.html"),
+        include_str!("../../templates/partials/memory_cards.html"),
     ),
     (
         "partials/session_rows.html",
-        include_str!("../templates/partials/session_rows.html"),
+        include_str!("../../templates/partials/session_rows.html"),
     ),
     (
         "partials/turns.html",
-        include_str!("../templates/partials/turns.html"),
+        include_str!("../../templates/partials/turns.html"),
     ),
     (
         "partials/session_pager.html",
-        include_str!("../templates/partials/session_pager.html"),
+        include_str!("../../templates/partials/session_pager.html"),
     ),
 ];
 
-/// The script that runs search in the browser (the same rules as [`crate::search`]).
-pub const SEARCH_JS: &[u8] = include_bytes!("search/search.js");
+/// The script that runs search in the browser (the same rules as [`crate::site::search`]).
+pub const SEARCH_JS: &[u8] = include_bytes!("../site/search/search.js");
 
 /// Largest search index shard, in bytes, before it is split.
 pub const SHARD_BYTES: usize = 1 << 20;
@@ -148,8 +151,8 @@ impl Renderer {
     pub fn new(opts: &RenderOptions, theme: &Theme) -> Result<Renderer, Error> {
         let site_dir = opts.site_dir.clone();
         let theme_dir = match &theme.origin {
-            crate::theme::Origin::Local(d) => d.display().to_string(),
-            crate::theme::Origin::Bundled => format!("themes/{}", theme.name),
+            crate::output::theme::Origin::Local(d) => d.display().to_string(),
+            crate::output::theme::Origin::Bundled => format!("themes/{}", theme.name),
         };
         let tmpl_err = |e: tera::Error| {
             Error::Template(one_line(&describe(&e), site_dir.as_deref(), &theme_dir))
@@ -174,13 +177,13 @@ impl Renderer {
         if let Some(dir) = &opts.site_dir {
             let own = dir.join("templates");
             if own.is_dir() {
-                for f in crate::theme::read_tree(&own)? {
+                for f in crate::output::theme::read_tree(&own)? {
                     templates.push((f.path, String::from_utf8_lossy(&f.bytes).into_owned()));
                 }
             }
             let own_static = dir.join("static");
             if own_static.is_dir() {
-                for f in crate::theme::read_tree(&own_static)? {
+                for f in crate::output::theme::read_tree(&own_static)? {
                     static_files.push((format!("static/{}", f.path), f.bytes.into_owned()));
                 }
             }
@@ -204,7 +207,7 @@ impl Renderer {
         static_files.reverse();
         let fingerprint = {
             use std::hash::{Hash, Hasher};
-            let mut h = crate::cache::hasher();
+            let mut h = crate::base::hash::hasher();
             env!("CARGO_PKG_VERSION").hash(&mut h);
             templates.hash(&mut h);
             static_files.hash(&mut h);
@@ -227,7 +230,7 @@ impl Renderer {
     /// site settings, and the page's own context, `view`.
     fn input_hash(&self, page: &Page<'_>, view: &impl Serialize) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = crate::cache::hasher();
+        let mut h = crate::base::hash::hasher();
         (
             self.fingerprint,
             &page.path,
@@ -236,7 +239,7 @@ impl Renderer {
             page.section,
         )
             .hash(&mut h);
-        if !crate::fingerprint::hash_into(view, &mut h) {
+        if !crate::output::fingerprint::hash_into(view, &mut h) {
             return 0;
         }
         h.finish().max(1)
@@ -253,7 +256,9 @@ impl Renderer {
                 title: &page.title,
                 section: page.section,
                 path: &page.path,
-                search_first: page.project().map(|p| crate::search::shard_key(Some(p))),
+                search_first: page
+                    .project()
+                    .map(|p| crate::site::search::shard_key(Some(p))),
             },
         );
         self.tera.render_to(page.template, &ctx, out).map_err(|e| {
@@ -289,7 +294,7 @@ impl Renderer {
     /// back from the spill for the time it takes.
     pub fn page(&self, page: &Page<'_>, stager: &Stager<'_>) -> Result<(), Error> {
         match &page.view {
-            crate::assemble::View::Session(s) => self.emit(page, &s.load()?.view(), stager),
+            crate::site::assemble::View::Session(s) => self.emit(page, &s.load()?.view(), stager),
             view => self.emit(page, view, stager),
         }
     }
@@ -299,7 +304,7 @@ impl Renderer {
 /// files and the search index. Returns the number of files.
 pub fn render(
     site: &Site<'_>,
-    search_docs: Vec<crate::search::Doc>,
+    search_docs: Vec<crate::site::search::Doc>,
     r: &Renderer,
     stager: &Stager<'_>,
 ) -> Result<usize, Error> {
@@ -308,7 +313,7 @@ pub fn render(
     let (index, pages) = rayon::join(
         || {
             let mut files = 0;
-            crate::search::write_index(&search_docs, SHARD_BYTES, |path, bytes| {
+            crate::site::search::write_index(&search_docs, SHARD_BYTES, |path, bytes| {
                 files += 1;
                 stager.put(path, bytes, 0)
             })?;
@@ -327,7 +332,9 @@ pub fn render(
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown.
 fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<Value> {
     let root: &str = kwargs.get("root")?.unwrap_or("");
-    Ok(Value::safe_string(&crate::markdown::render(text, root)))
+    Ok(Value::safe_string(&crate::output::markdown::render(
+        text, root,
+    )))
 }
 
 /// Tera's multi-line report as one line that starts with the template's

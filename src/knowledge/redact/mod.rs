@@ -10,7 +10,9 @@ mod patterns;
 
 pub use patterns::{PatternError, RedactConfig, Redactor};
 
-use crate::model::{Block, HistoryEntry, Memory, Model, Session, SessionStart, Subagent, Turn};
+use crate::knowledge::model::{
+    Block, HistoryEntry, Memory, Model, Session, SessionStart, Subagent, Turn,
+};
 
 /// Build a redactor for this model: home directories and user names come
 /// from every `cwd` the records carry.
@@ -75,9 +77,9 @@ fn fix_opt(s: &mut Option<String>, r: &Redactor) -> bool {
 
 /// Scrub stored turns, writing them again only when something changed.
 fn stored_turns(
-    stored: &mut crate::model::Turns,
+    stored: &mut crate::knowledge::model::Turns,
     r: &Redactor,
-    spill: &crate::spill::Spill,
+    spill: &crate::knowledge::spill::Spill,
 ) -> Result<(), crate::Error> {
     let mut ts = spill.load(stored)?;
     if turns(&mut ts, r) {
@@ -122,7 +124,7 @@ fn turns(ts: &mut [Turn], r: &Redactor) -> bool {
 fn subagent(
     a: &mut Subagent,
     r: &Redactor,
-    spill: &crate::spill::Spill,
+    spill: &crate::knowledge::spill::Spill,
 ) -> Result<(), crate::Error> {
     fix(&mut a.id, r);
     fix_opt(&mut a.agent_type, r);
@@ -130,7 +132,11 @@ fn subagent(
     stored_turns(&mut a.turns, r, spill)
 }
 
-fn session(s: &mut Session, r: &Redactor, spill: &crate::spill::Spill) -> Result<(), crate::Error> {
+fn session(
+    s: &mut Session,
+    r: &Redactor,
+    spill: &crate::knowledge::spill::Spill,
+) -> Result<(), crate::Error> {
     fix(&mut s.id, r);
     fix(&mut s.project_dir, r);
     fix_opt(&mut s.cwd, r);

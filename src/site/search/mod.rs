@@ -12,7 +12,7 @@
 //! The browser runs the same rules in `search.js`; the index it loads is
 //! written by [`index_files`].
 
-use crate::model::{Memory, Session, Turn};
+use crate::knowledge::model::{Memory, Session, Turn};
 use serde::Serialize;
 
 /// Weight of a match in a tool name.
@@ -90,7 +90,7 @@ pub fn session_doc(
     agents: &[Vec<Turn>],
     url: &str,
     project: Option<&str>,
-    paging: &crate::assemble::Paging,
+    paging: &crate::site::assemble::Paging,
 ) -> Doc {
     let mut texts = Vec::new();
     let mut budget = TEXT_CHARS;
@@ -104,10 +104,10 @@ pub fn session_doc(
     };
     // Prompts first: they say what a session was about; then the answers.
     // Each links to its turn, on whichever page of the session it is.
-    let anchors: Vec<String> = crate::assemble::turn_anchors(turns, "")
+    let anchors: Vec<String> = crate::site::assemble::turn_anchors(turns, "")
         .iter()
         .zip(&paging.turns)
-        .map(|(a, page)| crate::assemble::session_anchor(*page, a))
+        .map(|(a, page)| crate::site::assemble::session_anchor(*page, a))
         .collect();
     for (t, anchor) in turns.iter().zip(&anchors) {
         if let Turn::Prompt { text, .. } = t {
@@ -118,7 +118,7 @@ pub fn session_doc(
         match t {
             Turn::Assistant { blocks, .. } => {
                 for b in blocks {
-                    if let crate::model::Block::Text(text) = b {
+                    if let crate::knowledge::model::Block::Text(text) = b {
                         push(anchor.clone(), text, &mut texts);
                     }
                 }
@@ -135,11 +135,11 @@ pub fn session_doc(
     }
     for (k, a) in agents.iter().enumerate() {
         let page = paging.subagents.get(k).copied().unwrap_or(0);
-        let anchor = crate::assemble::session_anchor(page, &format!("agent-{}", k + 1));
+        let anchor = crate::site::assemble::session_anchor(page, &format!("agent-{}", k + 1));
         for t in a {
             if let Turn::Assistant { blocks, .. } = t {
                 for b in blocks {
-                    if let crate::model::Block::Text(text) = b {
+                    if let crate::knowledge::model::Block::Text(text) = b {
                         push(anchor.clone(), text, &mut texts);
                     }
                 }
@@ -312,94 +312,12 @@ fn find_chars(hay: &[char], needle: &[char]) -> Option<usize> {
     (0..=hay.len() - needle.len()).find(|&i| hay[i..i + needle.len()] == *needle)
 }
 
-/// `link` (`#p3`, or `2/index.html#p120`) resolved against page `url`.
-fn resolve(url: &str, link: &str) -> String {
-    if link.starts_with('#') {
-        return format!("{url}{link}");
-    }
-    let dir = url.rfind('/').map_or("", |i| &url[..=i]);
-    format!("{dir}{link}")
-}
-
-/// One result of [`search_sources`], owned, ready to print or serialise.
-#[derive(Debug, Clone, Serialize)]
-pub struct Found {
-    pub rank: usize,
-    pub title: String,
-    /// `knowledge` or `session`.
-    pub kind: &'static str,
-    pub project: Option<String>,
-    pub date: Option<String>,
-    /// Page path relative to the site root, with the anchor of the match.
-    pub url: String,
-    pub score: f64,
-    pub snippet: String,
-}
-
-/// `ccwiki search`: read the sources (streaming, nothing written), rank
-/// every memory and session for `query`, keep those of `project` (a name or
-/// part of a path, case-insensitive) if given.
-pub fn search_sources(
-    sources: &[std::path::PathBuf],
-    query: &str,
-    project: Option<&str>,
-    limit: usize,
-) -> Result<Vec<Found>, crate::Error> {
-    let found = crate::discover::discover(sources)?;
-    let triaged = crate::triage::triage(&found.roots);
-    let spill = crate::spill::Spill::new(None)?;
-    let extracted = crate::extract::extract_cached(
-        &found.roots,
-        &mut crate::cache::Cache::disabled(),
-        &crate::build::Progress::default(),
-        &spill,
-    )?;
-    let model = crate::model::Model {
-        memories: triaged.memories,
-        sessions: extracted.sessions,
-        history: Vec::new(),
-        starts: Vec::new(),
-        spill,
-    };
-    let site = crate::assemble::assemble(&model)?;
-    let wanted = project.map(str::to_lowercase);
-    let docs: Vec<Doc> = site
-        .search_docs
-        .into_iter()
-        .filter(|d| match (&wanted, &d.project) {
-            (None, _) => true,
-            (Some(w), Some(p)) => p.to_lowercase().contains(w.as_str()),
-            (Some(_), None) => false,
-        })
-        .collect();
-    Ok(search(&docs, query, limit)
-        .into_iter()
-        .enumerate()
-        .map(|(i, h)| Found {
-            rank: i + 1,
-            title: h.doc.title.clone(),
-            kind: match h.doc.kind {
-                DocKind::Knowledge => "knowledge",
-                DocKind::Session => "session",
-            },
-            project: h.doc.project.clone(),
-            date: h.doc.date.clone(),
-            url: match &h.anchor {
-                Some(a) => resolve(&h.doc.url, a),
-                None => h.doc.url.clone(),
-            },
-            score: h.score,
-            snippet: h.snippet,
-        })
-        .collect())
-}
-
 /// The index shard that holds a project's sessions. A page names its
 /// project's shard so that the browser loads it first.
 pub fn shard_key(project: Option<&str>) -> String {
     format!(
         "sessions-{}",
-        crate::slugs::slugify(project.unwrap_or("other"))
+        crate::base::slugs::slugify(project.unwrap_or("other"))
     )
 }
 

@@ -4,8 +4,8 @@
 //! lines of one API response by `message.id`, tells real prompts from tool
 //! results, meta lines and slash commands, and counts usage once per response.
 
-use super::record::{output_prefix, Content, Message, RawBlock, Record};
-use crate::model::{Block, CompactKind, ToolCall, Turn, Usage};
+use crate::knowledge::model::{Block, CompactKind, ToolCall, Turn, Usage};
+use crate::source::record::{output_prefix, Content, Message, RawBlock, Record};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -231,8 +231,8 @@ impl Conversation {
         let blocks = match msg.content {
             Content::Blocks(b) => b,
             Content::Text(t) => vec![RawBlock {
-                kind: super::jsonl::Loose(Some("text".into())),
-                text: super::jsonl::Loose(Some(t)),
+                kind: crate::source::jsonl::Loose(Some("text".into())),
+                text: crate::source::jsonl::Loose(Some(t)),
                 ..RawBlock::default()
             }],
             Content::None => Vec::new(),
@@ -396,8 +396,8 @@ impl Conversation {
         let room = OUTPUT_SAMPLES.saturating_sub(self.outputs.len());
         self.outputs.extend(next.outputs.into_iter().take(room));
         self.models.extend(next.models);
-        self.first = crate::model::min_opt(self.first, next.first);
-        self.last = crate::model::max_opt(self.last, next.last);
+        self.first = crate::knowledge::model::min_opt(self.first, next.first);
+        self.last = crate::knowledge::model::max_opt(self.last, next.last);
         if let (Some(mine), Some(theirs)) = (self.usage_by_id.as_mut(), next.usage_by_id) {
             mine.extend(theirs);
         }
@@ -440,7 +440,7 @@ fn tool_call(b: &RawBlock) -> ToolCall {
         .input
         .as_ref()
         .map(|i| {
-            let pick = |fields: &[&super::jsonl::Str]| {
+            let pick = |fields: &[&crate::source::jsonl::Str]| {
                 fields
                     .iter()
                     .find_map(|f| f.as_deref().filter(|s| !s.trim().is_empty()))
@@ -482,7 +482,7 @@ fn tool_call(b: &RawBlock) -> ToolCall {
         .unwrap_or_default();
     ToolCall {
         name,
-        arg: crate::model::one_line(&arg, 160),
+        arg: crate::knowledge::model::one_line(&arg, 160),
     }
 }
 

@@ -1,0 +1,5 @@
+//! The commands: each runs the layers below it.
+
+pub mod build;
+pub mod init;
+pub mod search;

@@ -1,0 +1,9 @@
+//! The bottom layer: errors, skips, slugs, hashing and small text helpers.
+//! Imports nothing else of the crate.
+
+pub mod dirs;
+pub mod error;
+pub mod hash;
+pub mod progress;
+pub mod skip;
+pub mod slugs;

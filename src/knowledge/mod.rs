@@ -1,0 +1,10 @@
+//! The knowledge layer: the redacted model of what was read (projects,
+//! sessions, memories, history), produced by triage and extraction.
+
+pub mod cache;
+pub mod exclude;
+pub mod extract;
+pub mod model;
+pub mod redact;
+pub mod spill;
+pub mod triage;

@@ -1,0 +1,84 @@
+//! What the last build wrote, by page path, kept beside the cache (never in
+//! the site): unchanged pages are linked from the previous site instead of
+//! rendered and written again. Losing it only costs one full write.
+
+use super::write::FileRecord;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Bump when [`FileRecord`] changes shape.
+const FORMAT: u32 = 1;
+
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Stored {
+    format: u32,
+    version: String,
+    pages: BTreeMap<String, FileRecord>,
+}
+
+/// The manifest of one output directory.
+#[derive(Debug, Default)]
+pub struct Manifest {
+    /// None: nothing is remembered (no cache directory, or caching off).
+    path: Option<PathBuf>,
+    /// What the last build wrote.
+    pub previous: BTreeMap<String, FileRecord>,
+}
+
+impl Manifest {
+    /// The manifest for output directory `out`, kept under `root` (else the
+    /// user's cache directory).
+    pub fn open(out: &Path, root: Option<&Path>) -> Manifest {
+        let Some(base) = root
+            .map(Path::to_path_buf)
+            .or_else(crate::base::dirs::cache_root)
+        else {
+            return Manifest::default();
+        };
+        let path = base
+            .join(crate::base::dirs::site_key(out))
+            .join("pages.bin");
+        let previous = std::fs::read(&path)
+            .ok()
+            .and_then(|b| bincode::serde::decode_from_slice::<Stored, _>(&b, config()).ok())
+            .map(|(s, _)| s)
+            .filter(|s| s.format == FORMAT && s.version == env!("CARGO_PKG_VERSION"))
+            .map(|s| s.pages)
+            .unwrap_or_default();
+        Manifest {
+            path: Some(path),
+            previous,
+        }
+    }
+
+    /// A manifest that remembers nothing.
+    pub fn disabled() -> Manifest {
+        Manifest::default()
+    }
+
+    /// Remember what this build wrote. Failure only costs a full write next time.
+    pub fn save(&self, pages: BTreeMap<String, FileRecord>) {
+        let Some(path) = &self.path else { return };
+        let stored = Stored {
+            format: FORMAT,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            pages,
+        };
+        let Ok(bytes) = bincode::serde::encode_to_vec(&stored, config()) else {
+            return;
+        };
+        if let Some(dir) = path.parent() {
+            if std::fs::create_dir_all(dir).is_err() {
+                return;
+            }
+        }
+        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+fn config() -> bincode::config::Configuration {
+    bincode::config::standard()
+}

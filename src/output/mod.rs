@@ -1,0 +1,8 @@
+//! The output layer: render pages with Tera and write the site atomically.
+
+pub mod fingerprint;
+pub mod manifest;
+pub mod markdown;
+pub mod render;
+pub mod theme;
+pub mod write;

@@ -1,0 +1,4 @@
+//! The site layer: the wiki's pages, their links, views and search documents.
+
+pub mod assemble;
+pub mod search;
