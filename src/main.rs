@@ -1,6 +1,7 @@
 //! The `ccwiki` command: a thin layer over the library.
 
-use ccwiki::{build, BuildOptions, BuildReport, Error};
+use ccwiki::app::options;
+use ccwiki::{build, BuildReport, Error};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -85,6 +86,15 @@ struct SearchArgs {
     /// Print results as JSON.
     #[arg(long)]
     json: bool,
+    /// Leave out projects whose path or name matches (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    exclude_project: Vec<String>,
+    /// Print credentials, home paths and user names as they are (for your own terminal).
+    #[arg(long)]
+    no_redact: bool,
+    /// The configuration file [default: ./ccwiki.toml when it exists].
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -125,24 +135,6 @@ struct BuildArgs {
     /// List every skipped line and file, not just the first few.
     #[arg(long, short = 'v')]
     verbose: bool,
-}
-
-/// `$CLAUDE_CONFIG_DIR` (a comma-separated list), else `~/.claude`.
-fn default_sources() -> Vec<PathBuf> {
-    if let Some(v) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
-        return v
-            .to_string_lossy()
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(PathBuf::from)
-            .collect();
-    }
-    let home = std::env::var_os("HOME")
-        .or_else(|| std::env::var_os("USERPROFILE"))
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    vec![home.join(".claude")]
 }
 
 fn main() -> ExitCode {
@@ -231,14 +223,23 @@ fn run_theme(cmd: ThemeCommand) -> ExitCode {
 }
 
 fn run_search(args: SearchArgs) -> ExitCode {
-    let sources = if args.source.is_empty() {
-        default_sources()
-    } else {
-        args.source.clone()
+    let flags = options::DataFlags {
+        source: args.source.clone(),
+        exclude_project: args.exclude_project.clone(),
+        no_redact: args.no_redact,
+        config: args.config.clone(),
+    };
+    let pipeline = match options::load_config(&flags) {
+        Ok(loaded) => options::pipeline(&flags, &loaded),
+        Err(e) => return fail(&e),
     };
     let query = args.query.join(" ");
-    match ccwiki::app::search::search_sources(&sources, &query, args.project.as_deref(), args.limit)
-    {
+    match ccwiki::app::search::search_sources(
+        &pipeline,
+        &query,
+        args.project.as_deref(),
+        args.limit,
+    ) {
         Ok(found) => {
             if args.json {
                 match serde_json::to_string_pretty(&found) {
@@ -275,35 +276,24 @@ fn run_search(args: SearchArgs) -> ExitCode {
 }
 
 fn run_build(args: BuildArgs) -> ExitCode {
-    let loaded = match ccwiki::config::load(args.config.as_deref()) {
-        Ok(l) => l,
+    let data = options::DataFlags {
+        source: args.source.clone(),
+        exclude_project: args.exclude_project.clone(),
+        no_redact: args.no_redact,
+        config: args.config.clone(),
+    };
+    let site = options::SiteFlags {
+        out: args.out.clone(),
+        title: args.title.clone(),
+        theme: args.theme.clone(),
+        base_path: args.base_path.clone(),
+        no_cache: args.no_cache,
+    };
+    let mut opts = match options::build_options(&data, &site) {
+        Ok(o) => o,
         Err(e) => return fail(&e),
     };
-    let c = &loaded.config;
-    let sources = if !args.source.is_empty() {
-        args.source.clone()
-    } else if let Some(list) = &c.source {
-        list.iter().map(|s| loaded.path(s)).collect()
-    } else {
-        default_sources()
-    };
-    let out = args
-        .out
-        .clone()
-        .or_else(|| c.out.as_deref().map(|o| loaded.path(o)))
-        .unwrap_or_else(|| loaded.path("site"));
-    let mut opts = BuildOptions::new(sources, out.clone());
-    if let Some(t) = args.title.clone().or_else(|| c.title.clone()) {
-        opts.title = t;
-    }
-    if let Some(t) = args.theme.clone().or_else(|| c.theme.clone()) {
-        opts.theme = t;
-    }
-    if let Some(b) = args.base_path.clone().or_else(|| c.base_path.clone()) {
-        opts.base_path = b;
-    }
-    opts.redact = !args.no_redact && c.redact.unwrap_or(true);
-    opts.cache = !args.no_cache;
+    let out = opts.out.clone();
     let bar = (!args.quiet).then(progress_bar);
     if let Some(bar) = &bar {
         let (bar, start) = (bar.clone(), std::time::Instant::now());
@@ -322,19 +312,6 @@ fn run_build(args: BuildArgs) -> ExitCode {
             bar.set_message(phase.to_string());
         });
     }
-    opts.exclude = c.exclude.clone();
-    opts.exclude.extend(args.exclude_project.iter().cloned());
-    opts.extra_patterns = c
-        .redact_patterns
-        .iter()
-        .map(|p| (p.kind.clone(), p.regex.clone()))
-        .collect();
-    opts.site_dir = loaded.dir.clone();
-    opts.extra = c
-        .extra
-        .iter()
-        .filter_map(|(k, v)| serde_json::to_value(v).ok().map(|v| (k.clone(), v)))
-        .collect();
     let result = build(&opts);
     if let Some(bar) = bar {
         bar.finish_and_clear();

@@ -501,22 +501,23 @@ fn every_corpus_root_builds_and_shows_what_it_holds() {
 /// compactions, sessions sharing a file).
 #[test]
 fn reading_in_pieces_equals_reading_in_one_go() {
+    let r = ccwiki::knowledge::redact::Redactor::disabled();
     let mut files = 0;
     for root in data_roots() {
         let sources = ccwiki::source::discover::discover(&[root]).expect("discover");
         for tf in &sources.roots[0].transcripts {
             let one = {
-                let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf);
-                let tail = s.read(tf);
-                serde_json::to_string(&s.into_digest(tf, tail)).expect("json")
+                let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf, &r);
+                let tail = s.read(tf, &r);
+                serde_json::to_string(&s.into_digest(tf, tail, &r)).expect("json")
             };
             for piece in [3_000u64, 40_000] {
                 if tf.size <= piece {
                     continue;
                 }
                 let (s, tail) =
-                    ccwiki::knowledge::extract::ReaderState::read_in_pieces(0, tf, piece);
-                let pieces = serde_json::to_string(&s.into_digest(tf, tail)).expect("json");
+                    ccwiki::knowledge::extract::ReaderState::read_in_pieces(0, tf, piece, &r);
+                let pieces = serde_json::to_string(&s.into_digest(tf, tail, &r)).expect("json");
                 if one != pieces {
                     let at = one
                         .bytes()

@@ -3,6 +3,7 @@
 
 use ccwiki::knowledge::extract::{extract, Extracted};
 use ccwiki::knowledge::model::{Block, CompactKind, Session, SubagentLayout, SubagentRole, Turn};
+use ccwiki::knowledge::redact::Redactor;
 use std::path::Path;
 
 fn write(dir: &Path, files: &[(&str, &[u8])]) {
@@ -17,7 +18,7 @@ fn run(files: &[(&str, &[u8])]) -> Extracted {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), files);
     let sources = ccwiki::source::discover::discover(&[dir.path().to_path_buf()]).unwrap();
-    extract(&sources.roots)
+    extract(&sources.roots, &Redactor::disabled())
 }
 
 /// A session's turns: `extract` keeps them in memory.
@@ -96,7 +97,7 @@ fn split_response_is_one_turn_with_usage_counted_once() {
         2,
         "thinking is dropped, text then tool in order"
     );
-    assert_eq!(blocks[0], Block::Text("First part.".into()));
+    assert!(matches!(&blocks[0], Block::Text(t) if t == "First part."));
     assert!(matches!(&blocks[1], Block::Tool(c) if c.name == "Read" && c.arg == "/home/u/p/a.rs"));
     assert!(!format!("{:?}", s.turns).contains("secret plan"));
     assert_eq!(s.files_touched.len(), 1);
@@ -339,7 +340,7 @@ fn several_data_roots_are_read_together() {
     let sources =
         ccwiki::source::discover::discover(&[a.path().to_path_buf(), b.path().to_path_buf()])
             .unwrap();
-    let x = extract(&sources.roots);
+    let x = extract(&sources.roots, &Redactor::disabled());
     assert_eq!(x.sessions.len(), 2);
     assert_eq!(session(&x, "s2").root, 1);
 }
@@ -350,12 +351,14 @@ fn large_files_read_in_pieces_give_the_same_result() {
     let sources = ccwiki::source::discover::discover(&[demo]).unwrap();
     let mut checked = 0;
     for tf in &sources.roots[0].transcripts {
-        let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf);
-        let tail = s.read(tf);
-        let one = serde_json::to_string(&s.into_digest(tf, tail)).unwrap();
+        let r = Redactor::disabled();
+        let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf, &r);
+        let tail = s.read(tf, &r);
+        let one = serde_json::to_string(&s.into_digest(tf, tail, &r)).unwrap();
         for piece in [300u64, 1_500, 9_000] {
-            let (s, tail) = ccwiki::knowledge::extract::ReaderState::read_in_pieces(0, tf, piece);
-            let pieces = serde_json::to_string(&s.into_digest(tf, tail)).unwrap();
+            let (s, tail) =
+                ccwiki::knowledge::extract::ReaderState::read_in_pieces(0, tf, piece, &r);
+            let pieces = serde_json::to_string(&s.into_digest(tf, tail, &r)).unwrap();
             assert_eq!(one, pieces, "{} in {piece}-byte pieces", tf.path.display());
         }
         checked += 1;

@@ -3,11 +3,9 @@
 use crate::base::error::Error;
 pub use crate::base::progress::Progress;
 use crate::base::skip::Skip;
-use crate::knowledge::model::Model;
-use crate::knowledge::{extract, redact, triage};
+use crate::knowledge::pipeline::Pipeline;
 use crate::output::{render, write};
 use crate::site::assemble;
-use crate::source::discover;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -46,6 +44,19 @@ pub struct BuildOptions {
 }
 
 impl BuildOptions {
+    /// How these options load the data.
+    pub fn pipeline(&self) -> Pipeline {
+        Pipeline {
+            sources: self.sources.clone(),
+            redact: self.redact,
+            extra_patterns: self.extra_patterns.clone(),
+            exclude: self.exclude.clone(),
+            cache_for: self.cache.then(|| self.out.clone()),
+            cache_dir: self.cache_dir.clone(),
+            progress: self.progress.clone(),
+        }
+    }
+
     /// Options with the defaults for everything but the paths.
     pub fn new(sources: Vec<PathBuf>, out: PathBuf) -> Self {
         BuildOptions {
@@ -128,7 +139,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     // Refuse a foreign output directory, a bad pattern or a broken template
     // before doing any work.
     write::check_output(&opts.out)?;
-    let excluder = crate::knowledge::exclude::Excluder::new(&opts.exclude)?;
+    let pipeline = opts.pipeline();
+    pipeline.check()?;
     let theme = crate::output::theme::resolve(&opts.theme, opts.site_dir.as_deref())?;
     let renderer = render::Renderer::new(
         &render::RenderOptions {
@@ -140,46 +152,14 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         &theme,
     )?;
 
-    let sources = timed(&mut report, "discover", || {
-        discover::discover(&opts.sources)
-    })?;
-    report.skips.extend(sources.skips.iter().cloned());
-    report.transcript_bytes = sources.transcript_bytes();
-
-    let triaged = timed(&mut report, "triage", || triage::triage(&sources.roots));
-    let mut cache = if opts.cache {
-        crate::knowledge::cache::Cache::open(&opts.out, opts.cache_dir.as_deref())
-    } else {
-        crate::knowledge::cache::Cache::disabled()
-    };
-    let spill = crate::knowledge::spill::Spill::new(opts.cache_dir.as_deref())?;
-    let extracted = timed(&mut report, "extract", || {
-        extract::extract_cached(&sources.roots, &mut cache, &opts.progress, &spill)
-    })?;
-    report.cache = cache.stats;
-    report.lines = extracted.lines;
-    report.skips.extend(triaged.skips);
-    report.skips.extend(extracted.skips);
-    let mut model = Model {
-        memories: triaged.memories,
-        sessions: extracted.sessions,
-        history: extracted.history,
-        starts: extracted.starts,
-        spill,
-    };
-    report.excluded = crate::knowledge::exclude::apply(&mut model, &excluder);
-
-    if opts.redact {
-        let redactor =
-            redact::redactor_for(&model, &opts.extra_patterns).map_err(|e| Error::Pattern {
-                kind: e.kind.clone(),
-                message: e.message.clone(),
-            })?;
-        timed(&mut report, "redact", || {
-            redact::apply(&mut model, &redactor)
-        })?;
-        report.redactions = redactor.counts();
-    }
+    let (model, loaded) = pipeline.load()?;
+    report.timings.extend(loaded.timings);
+    report.skips.extend(loaded.skips);
+    report.transcript_bytes = loaded.transcript_bytes;
+    report.cache = loaded.cache;
+    report.lines = loaded.lines;
+    report.excluded = loaded.excluded;
+    report.redactions = loaded.redactions;
 
     let mut site = timed(&mut report, "assemble", || assemble::assemble(&model))?;
     report.skips.extend(site.skips.iter().cloned());
@@ -211,10 +191,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.files_written = written.files;
     report.files_unchanged = written.unchanged;
     report.bytes_written = written.bytes;
-    timed(&mut report, "cache", || {
-        manifest.save(written.manifest);
-        cache.save()
-    });
+    manifest.save(written.manifest);
     report.skips.sort();
     report.skips.dedup();
     Ok(report)

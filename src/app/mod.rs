@@ -2,4 +2,5 @@
 
 pub mod build;
 pub mod init;
+pub mod options;
 pub mod search;

@@ -26,31 +26,17 @@ pub struct Found {
     pub snippet: String,
 }
 
-/// `ccwiki search`: read the sources (streaming, nothing written), rank
+/// `ccwiki search`: load the data as `build` does (same pipeline: config,
+/// exclusion, privacy, redaction), nothing written, rank
 /// every memory and session for `query`, keep those of `project` (a name or
 /// part of a path, case-insensitive) if given.
 pub fn search_sources(
-    sources: &[std::path::PathBuf],
+    pipeline: &crate::knowledge::pipeline::Pipeline,
     query: &str,
     project: Option<&str>,
     limit: usize,
 ) -> Result<Vec<Found>, crate::Error> {
-    let found = crate::source::discover::discover(sources)?;
-    let triaged = crate::knowledge::triage::triage(&found.roots);
-    let spill = crate::knowledge::spill::Spill::new(None)?;
-    let extracted = crate::knowledge::extract::extract_cached(
-        &found.roots,
-        &mut crate::knowledge::cache::Cache::disabled(),
-        &crate::base::progress::Progress::default(),
-        &spill,
-    )?;
-    let model = crate::knowledge::model::Model {
-        memories: triaged.memories,
-        sessions: extracted.sessions,
-        history: Vec::new(),
-        starts: Vec::new(),
-        spill,
-    };
+    let (model, _) = pipeline.load()?;
     let site = crate::site::assemble::assemble(&model)?;
     let wanted = project.map(str::to_lowercase);
     let docs: Vec<crate::site::search::Doc> = site

@@ -7,3 +7,4 @@ pub mod hash;
 pub mod progress;
 pub mod skip;
 pub mod slugs;
+pub mod text;

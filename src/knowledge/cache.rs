@@ -1,8 +1,9 @@
 //! The incremental cache, kept in the user's cache directory
 //! (`$CCWIKI_CACHE_DIR`, else `$XDG_CACHE_HOME/ccwiki`, else `~/.cache/ccwiki`),
 //! one folder per output directory. Not beside the output: ccwiki writes
-//! only inside `--out`, and the cache holds unredacted text that must never
-//! be committed or published with the site.
+//! only inside `--out`. It holds only redacted text (what extraction
+//! produced), tagged with the redactor's fingerprint: new rules, a new
+//! identity or `--no-redact` make it start again.
 //!
 //! For each transcript it keeps the file's identity (size, modification
 //! time, inode, a hash of its first 4 KB) and the reader's state after the
@@ -17,6 +18,7 @@
 
 use crate::base::skip::Skip;
 use crate::knowledge::extract::{FileDigest, ReaderState};
+use crate::knowledge::redact::Redactor;
 use crate::source::discover::TranscriptFile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -82,6 +84,8 @@ struct Entry {
 struct Stored {
     format: u32,
     version: String,
+    /// The redactor's fingerprint: cached text was redacted by these rules.
+    redactor: u64,
     files: BTreeMap<PathBuf, Entry>,
 }
 
@@ -115,7 +119,9 @@ fn config() -> bincode::config::Configuration {
 impl Cache {
     /// The cache for output directory `out`, kept under `root` (else the
     /// user's cache directory), or an empty one.
-    pub fn open(out: &Path, root: Option<&Path>) -> Cache {
+    /// Entries made with other redaction rules are dropped: the cache holds
+    /// only text redacted by `redactor`.
+    pub fn open(out: &Path, root: Option<&Path>, redactor: &Redactor) -> Cache {
         let Some(base) = root
             .map(Path::to_path_buf)
             .or_else(crate::base::dirs::cache_root)
@@ -128,13 +134,20 @@ impl Cache {
             .ok()
             .and_then(|b| bincode::serde::decode_from_slice::<Stored, _>(&b, config()).ok())
             .map(|(s, _)| s)
-            .filter(|s| s.format == FORMAT && s.version == env!("CARGO_PKG_VERSION"))
+            .filter(|s| {
+                s.format == FORMAT
+                    && s.version == env!("CARGO_PKG_VERSION")
+                    && s.redactor == redactor.fingerprint()
+            })
             .unwrap_or_default();
         Cache {
             path: Some(path),
             states: dir.join("states"),
             old,
-            new: Stored::default(),
+            new: Stored {
+                redactor: redactor.fingerprint(),
+                ..Stored::default()
+            },
             stats: CacheStats::default(),
         }
     }
@@ -154,10 +167,11 @@ impl Cache {
         &self,
         root: usize,
         tf: &TranscriptFile,
+        r: &Redactor,
     ) -> (FileDigest, Option<CachedFile>, Served) {
         if !self.enabled() {
             return (
-                crate::knowledge::extract::read_transcript(root, tf),
+                crate::knowledge::extract::read_transcript(root, tf, r),
                 None,
                 Served::Read,
             );
@@ -174,7 +188,7 @@ impl Cache {
             if *id == e.identity {
                 if let Some(mut state) = decode(e) {
                     state.digest.root = root;
-                    let digest = state.into_digest(tf, e.tail_skip.clone());
+                    let digest = state.into_digest(tf, e.tail_skip.clone(), r);
                     let kept = CachedFile(tf.path.clone(), e.clone());
                     return (digest, Some(kept), Served::Reused);
                 }
@@ -189,17 +203,21 @@ impl Cache {
                         == Some(e.tail);
                     if tail_ok {
                         state.digest.root = root;
-                        let tail = state.read(tf);
-                        return self.finish(tf, id.clone(), state, tail, Served::Resumed);
+                        let tail = state.read(tf, r);
+                        return self.finish(tf, id.clone(), state, tail, Served::Resumed, r);
                     }
                 }
             }
         }
-        let (state, tail) =
-            crate::knowledge::extract::read_fresh(root, tf, crate::knowledge::extract::PIECE_BYTES);
+        let (state, tail) = crate::knowledge::extract::read_fresh(
+            root,
+            tf,
+            crate::knowledge::extract::PIECE_BYTES,
+            r,
+        );
         match identity {
-            Some(id) => self.finish(tf, id, state, tail, Served::Read),
-            None => (state.into_digest(tf, tail), None, Served::Read),
+            Some(id) => self.finish(tf, id, state, tail, Served::Read, r),
+            None => (state.into_digest(tf, tail, r), None, Served::Read),
         }
     }
 
@@ -210,6 +228,7 @@ impl Cache {
         state: ReaderState,
         tail_skip: Option<Skip>,
         served: Served,
+        r: &Redactor,
     ) -> (FileDigest, Option<CachedFile>, Served) {
         let pos = state.position.0;
         // A new name for every new state: the previous build's states stay
@@ -238,7 +257,7 @@ impl Cache {
             }),
             _ => None,
         };
-        let digest = state.into_digest(tf, tail_skip);
+        let digest = state.into_digest(tf, tail_skip, r);
         (
             digest,
             entry.map(|e| CachedFile(tf.path.clone(), e)),

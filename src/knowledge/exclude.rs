@@ -4,7 +4,7 @@
 //! no trace: no page, no search entry, no timeline line.
 
 use crate::base::error::Error;
-use crate::knowledge::model::Model;
+use crate::knowledge::model::Knowledge;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::collections::HashMap;
 
@@ -46,7 +46,7 @@ impl Excluder {
 
 /// Remove every session, memory, history line and session start of an
 /// excluded project. Returns how many sessions and memories were removed.
-pub fn apply(model: &mut Model, ex: &Excluder) -> usize {
+pub fn apply(model: &mut Knowledge, ex: &Excluder) -> usize {
     if ex.set.is_empty() {
         return 0;
     }
@@ -55,21 +55,22 @@ pub fn apply(model: &mut Model, ex: &Excluder) -> usize {
     for s in &model.sessions {
         if let Some(c) = &s.cwd {
             folder_cwd
-                .entry((s.root, s.project_dir.clone()))
-                .or_insert_with(|| c.clone());
+                .entry((s.root, s.project_dir.to_string()))
+                .or_insert_with(|| c.to_string());
         }
     }
     let before = model.sessions.len() + model.memories.len();
     model.sessions.retain(|s| {
         let path = s
             .cwd
-            .clone()
+            .as_ref()
+            .map(|c| c.to_string())
             .unwrap_or_else(|| s.project_dir.replace('-', "/"));
         !ex.matches(&path)
     });
     model.memories.retain(|m| {
         let path = folder_cwd
-            .get(&(m.root, m.project_dir.clone()))
+            .get(&(m.root, m.project_dir.to_string()))
             .cloned()
             .unwrap_or_else(|| m.project_dir.replace('-', "/"));
         !ex.matches(&path)

@@ -4,7 +4,9 @@
 pub mod cache;
 pub mod exclude;
 pub mod extract;
+pub mod identity;
 pub mod model;
+pub mod pipeline;
 pub mod redact;
 pub mod spill;
 pub mod triage;

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+pub use crate::knowledge::redact::Text;
+
 pub use crate::knowledge::spill::Turns;
 
 /// The `type` of a memory file.
@@ -57,18 +59,19 @@ pub struct Memory {
     /// Which source root it came from (index into the roots list).
     pub root: usize,
     /// The project folder name under `projects/`.
-    pub project_dir: String,
-    /// The file on disk.
+    pub project_dir: Text,
+    /// The file on disk, for messages on the owner's terminal only (never
+    /// on a page: it is the unredacted path).
     pub file: PathBuf,
     /// The file name without `.md`.
-    pub stem: String,
+    pub stem: Text,
     /// Frontmatter `name`, else the index title, else the stem.
-    pub name: String,
+    pub name: Text,
     /// Frontmatter `description`, else the MEMORY.md hook.
-    pub description: String,
+    pub description: Text,
     pub kind: MemoryKind,
     /// The Markdown body after the frontmatter.
-    pub body: String,
+    pub body: Text,
     /// The line in MEMORY.md that links to this file, if any.
     pub indexed: bool,
 }
@@ -94,16 +97,16 @@ impl Usage {
 /// One tool call, reduced to what a reader needs: the name and its main argument.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
-    pub name: String,
+    pub name: Text,
     /// The argument that says what the call did (a path, a command, a pattern).
-    pub arg: String,
+    pub arg: Text,
 }
 
 /// A piece of an assistant turn, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Block {
     /// Markdown text the assistant wrote.
-    Text(String),
+    Text(Text),
     /// A tool call, shown as one compact line.
     Tool(ToolCall),
 }
@@ -123,30 +126,30 @@ pub enum Turn {
     Prompt {
         #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
-        text: String,
+        text: Text,
     },
     /// One API response (all lines sharing a `message.id`), blocks in order.
     Assistant {
         #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
-        model: Option<String>,
+        model: Option<Text>,
         blocks: Vec<Block>,
     },
     /// A slash command or `!` shell command the user ran.
     Command {
         #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
-        name: String,
-        args: String,
+        name: Text,
+        args: Text,
     },
-    /// Output of a local command, kept short.
-    CommandOutput { text: String },
+    /// Output of a local command.
+    CommandOutput { text: Text },
     /// The conversation was compacted; `summary` is what the model kept.
     Compaction {
         #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
         kind: CompactKind,
-        summary: Option<String>,
+        summary: Option<Text>,
     },
 }
 
@@ -155,13 +158,13 @@ pub use crate::source::discover::{SubagentLayout, SubagentRole};
 /// A sub-agent conversation attached to the session that spawned it.
 #[derive(Debug, Clone)]
 pub struct Subagent {
-    pub id: String,
+    pub id: Text,
     pub layout: SubagentLayout,
     pub role: SubagentRole,
     /// `agentType` from `.meta.json`, when there is one.
-    pub agent_type: Option<String>,
+    pub agent_type: Option<Text>,
     /// `description` from `.meta.json`, when there is one.
-    pub description: Option<String>,
+    pub description: Option<Text>,
     pub turns: Turns,
     pub assistant_turns: u64,
     pub started: Option<DateTime<Utc>>,
@@ -170,10 +173,10 @@ pub struct Subagent {
 /// Titles a session may carry; the wiki picks the first present in this order.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Titles {
-    pub custom: Option<String>,
-    pub ai: Option<String>,
-    pub summary: Option<String>,
-    pub first_prompt: Option<String>,
+    pub custom: Option<Text>,
+    pub ai: Option<Text>,
+    pub summary: Option<Text>,
+    pub first_prompt: Option<Text>,
 }
 
 impl Titles {
@@ -190,29 +193,31 @@ impl Titles {
 /// One conversation, with everything the wiki shows of it.
 #[derive(Debug, Clone, Default)]
 pub struct Session {
-    pub id: String,
+    pub id: Text,
     pub root: usize,
     /// The project folder the file was found in (lossy; `cwd` is the truth).
-    pub project_dir: String,
+    pub project_dir: Text,
+    /// The files it was read from, for messages on the owner's terminal
+    /// only (never on a page: they are unredacted paths).
     pub files: Vec<PathBuf>,
     /// The first `cwd` seen: the project's identity.
-    pub cwd: Option<String>,
+    pub cwd: Option<Text>,
     pub started: Option<DateTime<Utc>>,
     pub ended: Option<DateTime<Utc>>,
     pub titles: Titles,
-    pub models: BTreeSet<String>,
-    pub branches: BTreeSet<String>,
-    pub versions: BTreeSet<String>,
-    pub entrypoint: Option<String>,
+    pub models: BTreeSet<Text>,
+    pub branches: BTreeSet<Text>,
+    pub versions: BTreeSet<Text>,
+    pub entrypoint: Option<Text>,
     pub turns: Turns,
     pub subagents: Vec<Subagent>,
     pub prompts: u64,
     pub assistant_turns: u64,
     pub usage: Usage,
-    pub tools: BTreeMap<String, u64>,
-    pub files_touched: BTreeSet<String>,
+    pub tools: BTreeMap<Text, u64>,
+    pub files_touched: BTreeSet<Text>,
     /// The start of some tool results: searched, never shown.
-    pub tool_outputs: Vec<String>,
+    pub tool_outputs: Vec<Text>,
 }
 
 impl Session {
@@ -233,56 +238,30 @@ impl Session {
     }
 }
 
-pub use crate::source::history::{HistoryEntry, SessionStart};
-
-/// The earlier of two optional values (either one when the other is None).
-pub fn min_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
+/// One line of `history.jsonl`: a prompt typed in some project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    pub ts: DateTime<Utc>,
+    pub display: Text,
+    pub project: Option<Text>,
+    pub session_id: Option<Text>,
 }
 
-/// The later of two optional values (either one when the other is None).
-pub fn max_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    }
+/// One `sessions/<pid>.json`: when and how a session started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionStart {
+    pub session_id: Text,
+    pub started: Option<DateTime<Utc>>,
+    pub cwd: Option<Text>,
+    pub entrypoint: Option<Text>,
+    pub kind: Option<Text>,
 }
 
-/// The first 8 characters of an id, for display.
-pub fn short_id(id: &str) -> &str {
-    match id.char_indices().nth(8) {
-        Some((i, _)) => &id[..i],
-        None => id,
-    }
-}
+pub use crate::base::text::{max_opt, min_opt, one_line, short_id};
 
-/// Collapse whitespace to single spaces and cut at `max` characters with an ellipsis.
-pub fn one_line(text: &str, max: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(max + 3));
-    let mut count = 0;
-    for word in text.split_whitespace() {
-        if count > 0 {
-            out.push(' ');
-            count += 1;
-        }
-        for c in word.chars() {
-            if count >= max {
-                out.push('…');
-                return out;
-            }
-            out.push(c);
-            count += 1;
-        }
-    }
-    out
-}
-
-/// Everything read from the sources, handed from extraction to assembly.
+/// Everything read from the sources, redacted: what the site is made of.
 #[derive(Debug, Default)]
-pub struct Model {
+pub struct Knowledge {
     pub memories: Vec<Memory>,
     pub sessions: Vec<Session>,
     pub history: Vec<HistoryEntry>,

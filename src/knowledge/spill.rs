@@ -303,7 +303,10 @@ mod tests {
     fn prompt(i: usize) -> Turn {
         Turn::Prompt {
             ts: None,
-            text: format!("prompt {i} {}", "x".repeat(i * 37 % 5000)),
+            text: crate::knowledge::model::Text::test(&format!(
+                "prompt {i} {}",
+                "x".repeat(i * 37 % 5000)
+            )),
         }
     }
 

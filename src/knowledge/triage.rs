@@ -6,41 +6,35 @@
 
 use crate::base::skip::Skip;
 use crate::knowledge::model::{Memory, MemoryKind};
+use crate::knowledge::redact::{Redactor, Scrub, Tally};
 use crate::source::discover::{MemoryDir, Root};
-use gray_matter::engine::YAML;
-use gray_matter::{Matter, Pod};
+use crate::source::memory::{parse_index, parse_memory, IndexEntry, Parsed, RawMemory};
 use std::collections::HashMap;
 use std::path::Path;
-
-/// One link line of a `MEMORY.md` index.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IndexEntry {
-    pub title: String,
-    /// The linked file name, relative to the memory folder.
-    pub target: String,
-    pub hook: String,
-    pub line: u64,
-}
 
 /// What triage produced for all roots.
 #[derive(Debug, Default)]
 pub struct Triaged {
     pub memories: Vec<Memory>,
     pub skips: Vec<Skip>,
+    /// What redaction replaced in memory files.
+    pub tally: Tally,
 }
 
 /// Triage every memory folder of every root.
-pub fn triage(roots: &[Root]) -> Triaged {
+pub fn triage(roots: &[Root], r: &Redactor) -> Triaged {
     let mut out = Triaged::default();
+    let mut sc = Scrub::new(r);
     for root in roots {
         for dir in &root.memory_dirs {
-            triage_dir(root.index, dir, &mut out);
+            triage_dir(root.index, dir, &mut out, &mut sc);
         }
     }
+    out.tally = sc.tally;
     out
 }
 
-fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged) {
+fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
     let mut index: Vec<IndexEntry> = Vec::new();
     if let Some(path) = &dir.index {
         match std::fs::read(path) {
@@ -81,14 +75,15 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged) {
             }
         };
         let entry = by_target.get(file_name(path)).copied();
-        match parse_memory(root, &dir.project_dir, path, &text, entry) {
-            Parsed::Keep(m) => out.memories.push(m),
-            Parsed::Private => {}
+        let raw = match parse_memory(path, &text, entry) {
+            Parsed::Keep(m) => m,
+            Parsed::Private => continue,
             Parsed::KeepWithSkip(m, reason) => {
                 out.skips.push(Skip::file(path, reason));
-                out.memories.push(m);
+                m
             }
-        }
+        };
+        out.memories.push(memory(root, dir, path, raw, sc));
     }
 }
 
@@ -96,205 +91,19 @@ fn file_name(p: &Path) -> &str {
     p.file_name().and_then(|s| s.to_str()).unwrap_or("")
 }
 
-/// Parse the link lines of a `MEMORY.md`: `- [Title](file.md) — hook`.
-pub fn parse_index(text: &str) -> Vec<IndexEntry> {
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let Some(open) = line.find('[') else { continue };
-        let rest = &line[open + 1..];
-        let Some(close) = rest.find("](") else {
-            continue;
-        };
-        let title = &rest[..close];
-        let after = &rest[close + 2..];
-        let Some(end) = after.find(')') else { continue };
-        let target = after[..end].trim();
-        let target = target.strip_prefix("./").unwrap_or(target);
-        let hook = after[end + 1..]
-            .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '—' | '–' | '-' | ':'))
-            .trim();
-        out.push(IndexEntry {
-            title: title.trim().to_string(),
-            target: target.to_string(),
-            hook: hook.to_string(),
-            line: n as u64 + 1,
-        });
-    }
-    out
-}
-
-enum Parsed {
-    Keep(Memory),
-    KeepWithSkip(Memory, String),
-    Private,
-}
-
-fn parse_memory(
-    root: usize,
-    project_dir: &str,
-    path: &Path,
-    text: &str,
-    entry: Option<&IndexEntry>,
-) -> Parsed {
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("memory")
-        .to_string();
-    let mut memory = Memory {
+/// A memory as the knowledge model holds it: every text redacted.
+fn memory(root: usize, dir: &MemoryDir, path: &Path, raw: RawMemory, sc: &mut Scrub) -> Memory {
+    Memory {
         root,
-        project_dir: project_dir.to_string(),
+        project_dir: sc.text(&dir.project_dir),
         file: path.to_path_buf(),
-        name: entry
-            .map(|e| e.title.clone())
-            .unwrap_or_else(|| stem.clone()),
-        description: entry.map(|e| e.hook.clone()).unwrap_or_default(),
-        stem,
-        kind: MemoryKind::Untyped,
-        body: text.to_string(),
-        indexed: entry.is_some(),
-    };
-    if !has_frontmatter(text) {
-        return Parsed::Keep(memory);
+        stem: sc.owned(raw.stem),
+        name: sc.owned(raw.name),
+        description: sc.owned(raw.description),
+        kind: MemoryKind::parse(&raw.kind),
+        body: sc.owned(raw.body),
+        indexed: raw.indexed,
     }
-    let parsed = match Matter::<YAML>::new().parse::<Pod>(text) {
-        Ok(p) => p,
-        Err(e) => {
-            memory.body = strip_frontmatter(text).to_string();
-            // Memory files are written by a model: `name: Dana: role` is common
-            // and not strict YAML. Read such lines as `key: rest of line`.
-            return match loose_frontmatter(text) {
-                Some(fields) => {
-                    apply_fields(&mut memory, |k| fields.get(k).cloned());
-                    if fields.get("private").is_some_and(|v| v == "true") {
-                        Parsed::Private
-                    } else {
-                        Parsed::Keep(memory)
-                    }
-                }
-                None => Parsed::KeepWithSkip(
-                    memory,
-                    format!("invalid frontmatter ({e}); kept as an untyped note"),
-                ),
-            };
-        }
-    };
-    memory.body = parsed.content;
-    let Some(data) = parsed.data else {
-        return Parsed::Keep(memory);
-    };
-    let field = |pod: &Pod, key: &str| -> Option<String> {
-        match pod {
-            Pod::Hash(map) => map.get(key).and_then(scalar),
-            _ => None,
-        }
-    };
-    if !matches!(data, Pod::Hash(_)) {
-        return Parsed::KeepWithSkip(
-            memory,
-            "frontmatter is not a mapping; kept as an untyped note".to_string(),
-        );
-    }
-    if field(&data, "private").is_some_and(|v| v == "true") {
-        return Parsed::Private;
-    }
-    let nested = match &data {
-        Pod::Hash(map) => map.get("metadata").and_then(|m| field(m, "type")),
-        _ => None,
-    };
-    apply_fields(&mut memory, |k| match k {
-        "type" => field(&data, "type").or(nested.clone()),
-        _ => field(&data, k),
-    });
-    Parsed::Keep(memory)
-}
-
-/// Set name, description and kind from frontmatter fields, where present.
-fn apply_fields(memory: &mut Memory, get: impl Fn(&str) -> Option<String>) {
-    if let Some(name) = get("name").filter(|s| !s.trim().is_empty()) {
-        memory.name = name.trim().to_string();
-    }
-    if let Some(desc) = get("description").filter(|s| !s.trim().is_empty()) {
-        memory.description = desc.trim().to_string();
-    }
-    if let Some(kind) = get("type") {
-        memory.kind = MemoryKind::parse(&kind);
-    }
-}
-
-/// `key: value` lines of a frontmatter block that is not valid YAML; an
-/// indented `type:` under `metadata:` counts as `type`. None if no line fits.
-fn loose_frontmatter(text: &str) -> Option<HashMap<String, String>> {
-    let t = text.trim_start_matches('\u{feff}');
-    let rest = t.strip_prefix("---")?;
-    let end = rest.find("\n---")?;
-    let mut fields = HashMap::new();
-    for line in rest[..end].lines() {
-        let indented = line.starts_with(' ') || line.starts_with('\t');
-        let Some((key, value)) = line.trim().split_once(':') else {
-            continue;
-        };
-        let key = key.trim();
-        if indented && key != "type" {
-            continue;
-        }
-        let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
-        if !key.is_empty() && !value.is_empty() && !key.contains(' ') {
-            fields
-                .entry(key.to_string())
-                .or_insert_with(|| value.to_string());
-        }
-    }
-    (!fields.is_empty()).then_some(fields)
-}
-
-fn scalar(pod: &Pod) -> Option<String> {
-    match pod {
-        Pod::String(s) => Some(s.clone()),
-        Pod::Integer(i) => Some(i.to_string()),
-        Pod::Float(f) => Some(f.to_string()),
-        Pod::Boolean(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-fn has_frontmatter(text: &str) -> bool {
-    let t = text.trim_start_matches('\u{feff}');
-    t.starts_with("---\n") || t.starts_with("---\r\n")
-}
-
-/// The body after a `---` … `---` block, for files whose YAML does not parse.
-fn strip_frontmatter(text: &str) -> &str {
-    let t = text.trim_start_matches('\u{feff}');
-    let Some(rest) = t.strip_prefix("---") else {
-        return text;
-    };
-    match rest.find("\n---") {
-        Some(i) => {
-            let after = &rest[i + 4..];
-            after.split_once('\n').map(|(_, b)| b).unwrap_or("")
-        }
-        None => text,
-    }
-}
-
-/// `[[Name]]` or `[[Name|label]]` targets in a Markdown body, in order.
-pub fn wikilinks(body: &str) -> Vec<(String, Option<String>)> {
-    let mut out = Vec::new();
-    let mut rest = body;
-    while let Some(start) = rest.find("[[") {
-        let after = &rest[start + 2..];
-        let Some(end) = after.find("]]") else { break };
-        let inner = &after[..end];
-        if !inner.contains('\n') && !inner.trim().is_empty() {
-            match inner.split_once('|') {
-                Some((t, l)) => out.push((t.trim().to_string(), Some(l.trim().to_string()))),
-                None => out.push((inner.trim().to_string(), None)),
-            }
-        }
-        rest = &after[end + 2..];
-    }
-    out
 }
 
 #[cfg(test)]
@@ -327,21 +136,7 @@ mod tests {
             memory_dirs: vec![dir],
             ..Root::default()
         };
-        triage(&[root])
-    }
-
-    #[test]
-    fn index_lines() {
-        let e = parse_index(
-            "# Index\n\n- [Role](user_role.md) — Senior dev\n* [X](./x.md): hook\nplain\n",
-        );
-        assert_eq!(e.len(), 2);
-        assert_eq!(e[0].title, "Role");
-        assert_eq!(e[0].target, "user_role.md");
-        assert_eq!(e[0].hook, "Senior dev");
-        assert_eq!(e[0].line, 3);
-        assert_eq!(e[1].target, "x.md");
-        assert_eq!(e[1].hook, "hook");
+        triage(&[root], &Redactor::disabled())
     }
 
     #[test]
@@ -390,17 +185,6 @@ mod tests {
                 .iter()
                 .any(|r| r.contains("e.md") && r.contains("invalid frontmatter")),
             "{reasons:?}"
-        );
-    }
-
-    #[test]
-    fn wikilink_targets() {
-        assert_eq!(
-            wikilinks("see [[Alpha]] and [[b|the b]] but not [[\n]]"),
-            vec![
-                ("Alpha".to_string(), None),
-                ("b".to_string(), Some("the b".to_string()))
-            ]
         );
     }
 }

@@ -48,7 +48,7 @@ struct HistoryLine {
 }
 
 /// Read `history.jsonl`, streaming. Lines without a usable time are skipped.
-pub fn read_history(path: &Path, skips: &mut Vec<Skip>) -> Vec<HistoryEntry> {
+pub fn read_history(path: &Path, skips: &mut Vec<Skip>) -> Vec<RawHistory> {
     let mut out = Vec::new();
     let mut pending: Option<Skip> = None;
     let result = for_each_line(path, |line| {
@@ -58,7 +58,7 @@ pub fn read_history(path: &Path, skips: &mut Vec<Skip>) -> Vec<HistoryEntry> {
         let mut repaired = None;
         match parse_line::<HistoryLine>(&line.text, &mut repaired) {
             Ok(h) => match h.timestamp.0 {
-                Some(ts) => out.push(HistoryEntry {
+                Some(ts) => out.push(RawHistory {
                     ts,
                     display: h.display.0.unwrap_or_default(),
                     project: h.project.0.filter(|p| !p.is_empty()),
@@ -100,7 +100,7 @@ struct StartFile {
 }
 
 /// Read one `sessions/<pid>.json`, whatever key set it has.
-pub fn read_session_start(path: &Path, skips: &mut Vec<Skip>) -> Option<SessionStart> {
+pub fn read_session_start(path: &Path, skips: &mut Vec<Skip>) -> Option<RawStart> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
@@ -112,7 +112,7 @@ pub fn read_session_start(path: &Path, skips: &mut Vec<Skip>) -> Option<SessionS
     let mut repaired = None;
     match parse_line::<StartFile>(&text, &mut repaired) {
         Ok(s) => match s.session_id.0.filter(|s| !s.is_empty()) {
-            Some(session_id) => Some(SessionStart {
+            Some(session_id) => Some(RawStart {
                 session_id,
                 started: s.started_at.0,
                 cwd: s.cwd.0,
@@ -187,18 +187,18 @@ mod tests {
     }
 }
 
-/// One line of `history.jsonl`: a prompt typed in some project.
+/// One line of `history.jsonl`, as read (unredacted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HistoryEntry {
+pub struct RawHistory {
     pub ts: DateTime<Utc>,
     pub display: String,
     pub project: Option<String>,
     pub session_id: Option<String>,
 }
 
-/// One `sessions/<pid>.json`: when and how a session started.
+/// One `sessions/<pid>.json`, as read (unredacted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionStart {
+pub struct RawStart {
     pub session_id: String,
     pub started: Option<DateTime<Utc>>,
     pub cwd: Option<String>,

@@ -5,4 +5,5 @@
 pub mod discover;
 pub mod history;
 pub mod jsonl;
+pub mod memory;
 pub mod record;

@@ -4,7 +4,8 @@
 //! lines of one API response by `message.id`, tells real prompts from tool
 //! results, meta lines and slash commands, and counts usage once per response.
 
-use crate::knowledge::model::{Block, CompactKind, ToolCall, Turn, Usage};
+use crate::knowledge::model::{Block, CompactKind, Text, ToolCall, Turn, Usage};
+use crate::knowledge::redact::{Scrub, LOOKAHEAD};
 use crate::source::record::{output_prefix, Content, Message, RawBlock, Record};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -132,11 +133,11 @@ pub struct Conversation {
     pub prompts: u64,
     pub assistant_turns: u64,
     pub usage: Usage,
-    pub tools: BTreeMap<String, u64>,
-    pub files_touched: BTreeSet<String>,
+    pub tools: BTreeMap<Text, u64>,
+    pub files_touched: BTreeSet<Text>,
     /// The start of the first tool results (never shown; searched at weight 0.5).
-    pub outputs: Vec<String>,
-    pub models: BTreeSet<String>,
+    pub outputs: Vec<Text>,
+    pub models: BTreeSet<Text>,
     pub first: Option<DateTime<Utc>>,
     pub last: Option<DateTime<Utc>>,
     /// Usage per message id, kept only while a large file is read in
@@ -163,9 +164,16 @@ impl Conversation {
     }
 
     /// A `user` line.
-    pub fn user(&mut self, rec: &Record<'_>, msg: Message, ts: Option<DateTime<Utc>>) {
+    pub fn user(
+        &mut self,
+        rec: &Record<'_>,
+        msg: Message,
+        ts: Option<DateTime<Utc>>,
+        sc: &mut Scrub,
+    ) {
         if rec.is_compact_summary.is_true() {
-            self.compact_summary(text_of(&msg.content), ts);
+            let text = sc.owned(text_of(&msg.content).trim().to_string());
+            self.compact_summary(text, ts);
             return;
         }
         if rec.is_meta.is_true() {
@@ -182,11 +190,12 @@ impl Conversation {
                         if self.outputs.len() >= OUTPUT_SAMPLES {
                             break;
                         }
+                        // Cut after redaction: the redactor sees past the cut.
                         let out = b
                             .content
-                            .and_then(|c| output_prefix(c, OUTPUT_SAMPLE_CHARS));
+                            .and_then(|c| output_prefix(c, OUTPUT_SAMPLE_CHARS + LOOKAHEAD));
                         if let Some(out) = out.filter(|o| !o.trim().is_empty()) {
-                            self.outputs.push(out);
+                            self.outputs.push(sc.prefix(&out, OUTPUT_SAMPLE_CHARS));
                         }
                     }
                     return;
@@ -195,34 +204,50 @@ impl Conversation {
             }
             Content::None => return,
         };
-        self.user_text(&text, ts);
+        self.user_text(&text, ts, sc);
     }
 
     /// Text a user (or a local command) put into the conversation.
-    pub fn user_text(&mut self, text: &str, ts: Option<DateTime<Utc>>) {
+    pub fn user_text(&mut self, text: &str, ts: Option<DateTime<Utc>>, sc: &mut Scrub) {
         match classify_user_text(text) {
             UserLine::Prompt(text) => {
                 self.prompts += 1;
+                let text = sc.owned(text);
                 self.turns.push(Turn::Prompt { ts, text });
             }
-            UserLine::Command { name, args } => self.turns.push(Turn::Command { ts, name, args }),
-            UserLine::Output(text) => self.turns.push(Turn::CommandOutput { text }),
-            UserLine::Other => {}
+            line => self.command_line(line, ts, sc),
         }
     }
 
     /// A `system` record of a local command: a command or its output, never a prompt.
-    pub fn local_command(&mut self, text: &str, ts: Option<DateTime<Utc>>) {
+    pub fn local_command(&mut self, text: &str, ts: Option<DateTime<Utc>>, sc: &mut Scrub) {
         match classify_user_text(text) {
-            UserLine::Command { name, args } => self.turns.push(Turn::Command { ts, name, args }),
-            UserLine::Output(text) => self.turns.push(Turn::CommandOutput { text }),
+            UserLine::Prompt(_) => {}
+            line => self.command_line(line, ts, sc),
+        }
+    }
+
+    fn command_line(&mut self, line: UserLine, ts: Option<DateTime<Utc>>, sc: &mut Scrub) {
+        match line {
+            UserLine::Command { name, args } => self.turns.push(Turn::Command {
+                ts,
+                name: sc.owned(name),
+                args: sc.owned(args),
+            }),
+            UserLine::Output(text) => self.turns.push(Turn::CommandOutput {
+                text: sc.owned(text),
+            }),
             UserLine::Prompt(_) | UserLine::Other => {}
         }
     }
 
     /// An `assistant` line: one block of a response, or all of it.
-    pub fn assistant(&mut self, msg: Message, ts: Option<DateTime<Utc>>) {
-        let model = msg.model.0.filter(|m| !m.is_empty() && m != "<synthetic>");
+    pub fn assistant(&mut self, msg: Message, ts: Option<DateTime<Utc>>, sc: &mut Scrub) {
+        let model = msg
+            .model
+            .0
+            .filter(|m| !m.is_empty() && m != "<synthetic>")
+            .map(|m| sc.owned(m));
         if let Some(m) = &model {
             if !self.models.contains(m) {
                 self.models.insert(m.clone());
@@ -242,16 +267,16 @@ impl Conversation {
             match b.kind.as_deref() {
                 Some("text") => {
                     if let Some(t) = b.text.0.filter(|t| !t.trim().is_empty()) {
-                        new_blocks.push(Block::Text(t));
+                        new_blocks.push(Block::Text(sc.owned(t)));
                     }
                 }
                 Some("tool_use") | Some("server_tool_use") => {
-                    let call = tool_call(&b);
+                    let call = tool_call(&b, sc);
                     *self.tools.entry(call.name.clone()).or_insert(0) += 1;
                     if let Some(input) = &b.input {
                         for p in [&input.file_path, &input.notebook_path] {
                             if let Some(p) = p.as_deref() {
-                                self.files_touched.insert(p.to_string());
+                                self.files_touched.insert(sc.text(p));
                             }
                         }
                     }
@@ -306,8 +331,7 @@ impl Conversation {
     }
 
     /// The summary written after a compaction: fills the last open marker.
-    fn compact_summary(&mut self, text: String, ts: Option<DateTime<Utc>>) {
-        let text = text.trim().to_string();
+    fn compact_summary(&mut self, text: Text, ts: Option<DateTime<Utc>>) {
         if let Some(Turn::Compaction { summary, .. }) = self
             .turns
             .iter_mut()
@@ -434,7 +458,7 @@ pub fn text_of(content: &Content) -> String {
 }
 
 /// The tool name and the one argument that says what the call did.
-fn tool_call(b: &RawBlock) -> ToolCall {
+fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
     let name = b.name.as_deref().unwrap_or("tool").to_string();
     let arg = b
         .input
@@ -481,8 +505,8 @@ fn tool_call(b: &RawBlock) -> ToolCall {
         })
         .unwrap_or_default();
     ToolCall {
-        name,
-        arg: crate::knowledge::model::one_line(&arg, 160),
+        name: sc.owned(name),
+        arg: sc.one_line(&arg, 160),
     }
 }
 

@@ -1,4 +1,5 @@
-//! Phase 3: stream transcripts, `history.jsonl` and session metadata.
+//! Extraction: stream transcripts, `history.jsonl` and session metadata
+//! into the knowledge model, every text through the redactor.
 //!
 //! Files are read in parallel (rayon), each line by line; nothing reads a
 //! transcript whole. Per-file results are merged afterwards: parts of one
@@ -14,9 +15,11 @@ pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, PIECE
 
 use crate::base::error::Error;
 use crate::base::skip::Skip;
-use crate::knowledge::model::{HistoryEntry, Session, SessionStart};
+use crate::knowledge::model::{HistoryEntry, Session, SessionStart, Text};
+use crate::knowledge::redact::{Redactor, Scrub, Tally};
 use crate::knowledge::spill::Spill;
 use crate::source::discover::Root;
+use crate::source::history::{RawHistory, RawStart};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -25,20 +28,19 @@ use std::collections::{BTreeMap, HashMap};
 pub struct Extracted {
     /// Sessions sorted by (root, id).
     pub sessions: Vec<Session>,
-    /// History entries sorted by time.
-    pub history: Vec<HistoryEntry>,
-    pub starts: Vec<SessionStart>,
     pub skips: Vec<Skip>,
     /// Transcript lines read.
     pub lines: u64,
+    /// What redaction replaced in the transcripts.
+    pub tally: Tally,
 }
 
-/// Read every transcript, history and session-start file of every root,
-/// keeping every turn in memory.
-pub fn extract(roots: &[Root]) -> Extracted {
+/// Read every transcript of every root, keeping every turn in memory.
+pub fn extract(roots: &[Root], r: &Redactor) -> Extracted {
     let none = Spill::none();
     let extracted = extract_cached(
         roots,
+        r,
         &mut crate::knowledge::cache::Cache::disabled(),
         &crate::base::progress::Progress::default(),
         &none,
@@ -51,6 +53,7 @@ pub fn extract(roots: &[Root]) -> Extracted {
 /// to `spill` as soon as the file has been read.
 pub fn extract_cached(
     roots: &[Root],
+    r: &Redactor,
     cache: &mut crate::knowledge::cache::Cache,
     progress: &crate::base::progress::Progress,
     spill: &Spill,
@@ -71,7 +74,7 @@ pub fn extract_cached(
     let results: Vec<_> = files
         .par_iter()
         .map(|(root, tf)| {
-            let (mut digest, entry, served) = shared.read(*root, tf);
+            let (mut digest, entry, served) = shared.read(*root, tf, r);
             stow(&mut digest, spill)?;
             let now = done.fetch_add(tf.size, std::sync::atomic::Ordering::Relaxed) + tf.size;
             progress.report("reading transcripts", now, total);
@@ -85,31 +88,58 @@ pub fn extract_cached(
     }
     digests.sort_by(|a, b| a.root.cmp(&b.root).then_with(|| a.file.cmp(&b.file)));
 
-    let mut out = Extracted::default();
-    for r in roots {
-        if let Some(h) = &r.history {
-            out.history
-                .extend(crate::source::history::read_history(h, &mut out.skips));
-        }
-        for s in &r.session_starts {
-            if let Some(start) = crate::source::history::read_session_start(s, &mut out.skips) {
-                out.starts.push(start);
-            }
-        }
+    let mut out = Extracted {
+        lines: digests.iter().map(|d| d.lines).sum(),
+        ..Extracted::default()
+    };
+    for d in &digests {
+        out.tally.add(&d.tally);
     }
-    out.history.sort_by(|a, b| {
+    merge(digests, &mut out, r);
+    Ok(out)
+}
+
+/// History lines, redacted, in time order.
+pub fn history(raw: Vec<RawHistory>, r: &Redactor, tally: &mut Tally) -> Vec<HistoryEntry> {
+    let mut sc = Scrub::new(r);
+    let mut out: Vec<HistoryEntry> = raw
+        .into_iter()
+        .map(|h| HistoryEntry {
+            ts: h.ts,
+            display: sc.owned(h.display),
+            project: sc.opt(h.project.as_deref()),
+            session_id: sc.opt(h.session_id.as_deref()),
+        })
+        .collect();
+    out.sort_by(|a, b| {
         a.ts.cmp(&b.ts)
             .then_with(|| a.display.cmp(&b.display))
             .then_with(|| a.project.cmp(&b.project))
     });
-    out.starts.sort_by(|a, b| {
+    tally.add(&sc.tally);
+    out
+}
+
+/// Session metadata, redacted, in order of start.
+pub fn starts(raw: Vec<RawStart>, r: &Redactor, tally: &mut Tally) -> Vec<SessionStart> {
+    let mut sc = Scrub::new(r);
+    let mut out: Vec<SessionStart> = raw
+        .into_iter()
+        .map(|s| SessionStart {
+            session_id: sc.owned(s.session_id),
+            started: s.started,
+            cwd: sc.opt(s.cwd.as_deref()),
+            entrypoint: sc.opt(s.entrypoint.as_deref()),
+            kind: sc.opt(s.kind.as_deref()),
+        })
+        .collect();
+    out.sort_by(|a, b| {
         a.started
             .cmp(&b.started)
             .then_with(|| a.session_id.cmp(&b.session_id))
     });
-    out.lines = digests.iter().map(|d| d.lines).sum();
-    merge(digests, &mut out);
-    Ok(out)
+    tally.add(&sc.tally);
+    out
 }
 
 /// Move a digest's turns to `spill`.
@@ -127,15 +157,16 @@ fn stow(d: &mut FileDigest, spill: &Spill) -> Result<(), Error> {
 }
 
 /// Combine per-file digests into sessions.
-fn merge(digests: Vec<FileDigest>, out: &mut Extracted) {
+fn merge(digests: Vec<FileDigest>, out: &mut Extracted, r: &Redactor) {
+    let mut sc = Scrub::new(r);
     // leafUuid hash → summary text; the first file (in path order) wins.
-    let mut summaries: HashMap<u64, String> = HashMap::new();
+    let mut summaries: HashMap<u64, Text> = HashMap::new();
     for d in &digests {
         for (h, text) in &d.summaries {
             summaries.entry(*h).or_insert_with(|| text.clone());
         }
     }
-    let mut sessions: BTreeMap<(usize, String), Session> = BTreeMap::new();
+    let mut sessions: BTreeMap<(usize, Text), Session> = BTreeMap::new();
     let mut agents = Vec::new();
     for mut d in digests {
         out.skips.append(&mut d.skips);
@@ -156,7 +187,7 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted) {
         }
     }
     for (root, project_dir, file, (parent, cwd, agent)) in agents {
-        let parent = parent.unwrap_or_else(|| format!("agent-{}", agent.id));
+        let parent = parent.unwrap_or_else(|| sc.text(&format!("agent-{}", agent.id)));
         let s = sessions
             .entry((root, parent.clone()))
             .or_insert_with(|| Session {
@@ -184,7 +215,7 @@ fn add_part(
     s: &mut Session,
     part: transcript::SessionPart,
     file: &std::path::Path,
-    summaries: &HashMap<u64, String>,
+    summaries: &HashMap<u64, Text>,
 ) {
     let conv = part.conv;
     if !s.files.iter().any(|f| f == file) {

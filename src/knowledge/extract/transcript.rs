@@ -2,7 +2,8 @@
 
 use super::conversation::Conversation;
 use crate::base::skip::Skip;
-use crate::knowledge::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Titles};
+use crate::knowledge::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Text, Titles};
+use crate::knowledge::redact::{Redactor, Scrub, Tally};
 use crate::source::discover::{FileRole, TranscriptFile};
 use crate::source::jsonl::{parse_line, read_range, Position};
 use crate::source::record::{Message, Record};
@@ -14,16 +15,21 @@ use std::path::{Path, PathBuf};
 /// One session's share of one file.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct SessionPart {
-    pub id: String,
-    pub cwd: Option<String>,
+    pub id: Text,
+    /// Hash of the raw id: parts of one session match on it.
+    key: u64,
+    pub cwd: Option<Text>,
     pub titles: Titles,
-    pub branches: BTreeSet<String>,
-    pub versions: BTreeSet<String>,
-    pub entrypoint: Option<String>,
+    pub branches: BTreeSet<Text>,
+    pub versions: BTreeSet<Text>,
+    pub entrypoint: Option<Text>,
     pub conv: Conversation,
-    pub inline_agents: Vec<(String, Conversation)>,
+    pub inline_agents: Vec<(Text, Conversation)>,
     /// Hashes of the uuids in this part, to resolve `summary.leafUuid` across files.
     pub uuid_hashes: Vec<u64>,
+    /// Hashes of the raw branch and version values seen, so each is
+    /// redacted (and counted) once, not on every line.
+    seen: BTreeSet<u64>,
     /// The inline sub-agent that continues the previous piece's last one
     /// (read in pieces only).
     #[serde(skip)]
@@ -35,25 +41,35 @@ pub struct SessionPart {
     #[serde(skip)]
     pub agents: Vec<Subagent>,
     #[serde(skip)]
-    pub first_prompt: Option<String>,
+    pub first_prompt: Option<Text>,
 }
 
 /// Everything one transcript file yielded.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct FileDigest {
     pub root: usize,
+    /// The file, for messages on the owner's terminal only.
     pub file: PathBuf,
-    pub project_dir: String,
+    pub project_dir: Text,
     /// Sessions in a session file, in order of first appearance.
     pub parts: Vec<SessionPart>,
     /// The sub-agent in an `agent-*.jsonl` file, with the session it
     /// belongs to and its `cwd` (filled by [`ReaderState::into_digest`]).
     #[serde(skip)]
-    pub subagent: Option<(Option<String>, Option<String>, Subagent)>,
+    pub subagent: Option<(Option<Text>, Option<Text>, Subagent)>,
     /// `summary` records: (hash of leafUuid, text).
-    pub summaries: Vec<(u64, String)>,
+    pub summaries: Vec<(u64, Text)>,
     pub skips: Vec<Skip>,
     pub lines: u64,
+    /// What redaction replaced in this file.
+    pub tally: Tally,
+}
+
+/// True the first time `(tag, raw)` is seen in `seen`.
+fn first_time(seen: &mut BTreeSet<u64>, tag: &[u8], raw: &str) -> bool {
+    let mut key = tag.to_vec();
+    key.extend_from_slice(raw.as_bytes());
+    seen.insert(crate::base::hash::hash_bytes(&key))
 }
 
 /// Hash a uuid the same way everywhere.
@@ -73,12 +89,13 @@ fn parse_ts(s: Option<&str>) -> Option<DateTime<Utc>> {
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct ReaderState {
     pub digest: FileDigest,
-    index: HashMap<String, usize>,
+    /// Hash of the raw session id -> part.
+    index: HashMap<u64, usize>,
     current: Option<usize>,
     /// Agent files: one conversation, and the session id seen in its lines.
     agent_conv: Conversation,
-    agent_parent: Option<String>,
-    agent_cwd: Option<String>,
+    agent_parent: Option<Text>,
+    agent_cwd: Option<Text>,
     /// Where the next read starts: just past the last complete line.
     pub position: (u64, u64),
     /// True for a piece of a large file read in parallel.
@@ -88,12 +105,15 @@ pub struct ReaderState {
 
 impl ReaderState {
     /// A fresh state for `tf`.
-    pub fn new(root: usize, tf: &TranscriptFile) -> ReaderState {
+    pub fn new(root: usize, tf: &TranscriptFile, r: &Redactor) -> ReaderState {
+        let mut sc = Scrub::new(r);
+        let project_dir = sc.text(&tf.project_dir);
         ReaderState {
             digest: FileDigest {
                 root,
                 file: tf.path.clone(),
-                project_dir: tf.project_dir.clone(),
+                project_dir,
+                tally: sc.tally,
                 ..FileDigest::default()
             },
             ..ReaderState::default()
@@ -103,12 +123,13 @@ impl ReaderState {
     /// Read `tf` from where this state stopped to the end. Returns the skip
     /// for an incomplete last line, which is not consumed: the next build
     /// reads it again, complete by then.
-    pub fn read(&mut self, tf: &TranscriptFile) -> Option<Skip> {
-        self.read_to(tf, u64::MAX)
+    pub fn read(&mut self, tf: &TranscriptFile, r: &Redactor) -> Option<Skip> {
+        self.read_to(tf, u64::MAX, r)
     }
 
     /// [`ReaderState::read`], stopping before the first line at or after `end`.
-    fn read_to(&mut self, tf: &TranscriptFile, end: u64) -> Option<Skip> {
+    fn read_to(&mut self, tf: &TranscriptFile, end: u64, r: &Redactor) -> Option<Skip> {
+        let mut sc = Scrub::new(r);
         let stem = tf
             .path
             .file_stem()
@@ -151,8 +172,9 @@ impl ReaderState {
                 offset: line.end,
                 line: line.number,
             };
-            self.record(&tf.path, &stem, is_agent_file, line.number, &rec);
+            self.record(&tf.path, &stem, is_agent_file, line.number, &rec, &mut sc);
         });
+        self.digest.tally.add(&sc.tally);
         if let Err(e) = result {
             self.digest
                 .skips
@@ -170,24 +192,26 @@ impl ReaderState {
         is_agent_file: bool,
         number: u64,
         rec: &Record<'_>,
+        sc: &mut Scrub,
     ) {
         let kind = rec.kind.as_deref().unwrap_or("");
         let ts = parse_ts(rec.timestamp.as_deref());
         if is_agent_file {
             if self.agent_parent.is_none() {
-                self.agent_parent = rec.session_id.0.clone();
+                self.agent_parent = sc.opt(rec.session_id.as_deref());
             }
             if self.agent_cwd.is_none() {
-                self.agent_cwd = rec.cwd.0.clone();
+                self.agent_cwd = sc.opt(rec.cwd.as_deref());
             }
-            if let Err(reason) = apply(&mut self.agent_conv, rec, kind, ts) {
+            if let Err(reason) = apply(&mut self.agent_conv, rec, kind, ts, sc) {
                 self.digest.skips.push(Skip::line(path, number, reason));
             }
             return;
         }
         let d = &mut self.digest;
         if kind == "summary" {
-            if let Some(text) = rec.summary.0.clone() {
+            if let Some(text) = rec.summary.as_deref() {
+                let text = sc.text(text);
                 match rec.leaf_uuid.as_deref() {
                     Some(leaf) => d.summaries.push((uuid_hash(leaf), text)),
                     None => {
@@ -198,6 +222,7 @@ impl ReaderState {
                             None,
                             stem,
                             self.piece,
+                            sc,
                         );
                         p.titles.summary.get_or_insert(text);
                     }
@@ -218,17 +243,18 @@ impl ReaderState {
             rec.session_id.as_deref(),
             stem,
             self.piece,
+            sc,
         );
         match kind {
             "custom-title" => {
-                if let Some(t) = rec.custom_title.0.clone().filter(|t| !t.trim().is_empty()) {
-                    p.titles.custom = Some(t);
+                if let Some(t) = rec.custom_title.as_deref().filter(|t| !t.trim().is_empty()) {
+                    p.titles.custom = Some(sc.text(t));
                 }
                 return;
             }
             "ai-title" => {
-                if let Some(t) = rec.ai_title.0.clone().filter(|t| !t.trim().is_empty()) {
-                    p.titles.ai = Some(t);
+                if let Some(t) = rec.ai_title.as_deref().filter(|t| !t.trim().is_empty()) {
+                    p.titles.ai = Some(sc.text(t));
                 }
                 return;
             }
@@ -239,33 +265,35 @@ impl ReaderState {
             p.uuid_hashes.push(uuid_hash(u));
         }
         if p.cwd.is_none() {
-            p.cwd = rec.cwd.0.clone().filter(|c| !c.is_empty());
+            p.cwd = sc.opt(rec.cwd.as_deref().filter(|c| !c.is_empty()));
         }
+        // Each value once, redacted once: these repeat on every line.
         if let Some(b) = rec.git_branch.as_deref().filter(|b| !b.is_empty()) {
-            if !p.branches.contains(b) {
-                p.branches.insert(b.to_string());
+            if first_time(&mut p.seen, b"branch", b) {
+                p.branches.insert(sc.text(b));
             }
         }
         if let Some(v) = rec.version.as_deref().filter(|v| !v.is_empty()) {
-            if !p.versions.contains(v) {
-                p.versions.insert(v.to_string());
+            if first_time(&mut p.seen, b"version", v) {
+                p.versions.insert(sc.text(v));
             }
         }
         if p.entrypoint.is_none() {
-            p.entrypoint = rec.entrypoint.0.clone();
+            p.entrypoint = sc.opt(rec.entrypoint.as_deref());
         }
         let conv = if rec.is_sidechain.is_true() {
-            inline_agent(p, rec, self.piece)
+            inline_agent(p, rec, self.piece, sc)
         } else {
             &mut p.conv
         };
-        if let Err(reason) = apply(conv, rec, kind, ts) {
+        if let Err(reason) = apply(conv, rec, kind, ts, sc) {
             d.skips.push(Skip::line(path, number, reason));
         }
     }
 
     /// Fold the state of the next piece of the same file into this one.
-    fn absorb(&mut self, mut next: ReaderState, tail: &mut Option<Skip>) {
+    fn absorb(&mut self, mut next: ReaderState, tail: &mut Option<Skip>, r: &Redactor) {
+        let mut sc = Scrub::new(r);
         let base = self.position.1;
         for s in next.digest.skips.iter_mut().chain(tail.iter_mut()) {
             if let Some(line) = s.line.as_mut() {
@@ -274,15 +302,16 @@ impl ReaderState {
         }
         self.digest.skips.append(&mut next.digest.skips);
         self.digest.summaries.append(&mut next.digest.summaries);
+        self.digest.tally.add(&next.digest.tally);
         let mut mapped = Vec::with_capacity(next.digest.parts.len());
         for p in next.digest.parts {
-            match self.index.get(&p.id) {
+            match self.index.get(&p.key) {
                 Some(&i) => {
-                    absorb_part(&mut self.digest.parts[i], p);
+                    absorb_part(&mut self.digest.parts[i], p, &mut sc);
                     mapped.push(i);
                 }
                 None => {
-                    self.index.insert(p.id.clone(), self.digest.parts.len());
+                    self.index.insert(p.key, self.digest.parts.len());
                     mapped.push(self.digest.parts.len());
                     self.digest.parts.push(p);
                 }
@@ -300,6 +329,7 @@ impl ReaderState {
         }
         self.position = (next.position.0, base + next.position.1);
         self.digest.lines = self.position.1;
+        self.digest.tally.add(&sc.tally);
     }
 
     /// Read a large file from the start in pieces of about `piece_bytes`,
@@ -309,37 +339,48 @@ impl ReaderState {
         root: usize,
         tf: &TranscriptFile,
         piece_bytes: u64,
+        r: &Redactor,
     ) -> (ReaderState, Option<Skip>) {
         use rayon::prelude::*;
         let bounds = piece_bounds(&tf.path, piece_bytes);
         let pieces: Vec<(ReaderState, Option<Skip>)> = (0..bounds.len().saturating_sub(1))
             .into_par_iter()
             .map(|i| {
-                let mut s = ReaderState::new(root, tf);
+                let mut s = ReaderState::new(root, tf, r);
                 s.piece = i > 0;
+                if s.piece {
+                    // counted once, by the first piece
+                    s.digest.tally = Tally::default();
+                }
                 if s.piece {
                     s.agent_conv = Conversation::for_piece();
                 }
                 s.position = (bounds[i], 0);
-                let tail = s.read_to(tf, bounds[i + 1]);
+                let tail = s.read_to(tf, bounds[i + 1], r);
                 (s, tail)
             })
             .collect();
         let mut iter = pieces.into_iter();
         let (mut state, mut tail) = iter
             .next()
-            .unwrap_or_else(|| (ReaderState::new(root, tf), None));
+            .unwrap_or_else(|| (ReaderState::new(root, tf, r), None));
         for (next, mut next_tail) in iter {
-            state.absorb(next, &mut next_tail);
+            state.absorb(next, &mut next_tail, r);
             tail = next_tail;
         }
         (state, tail)
     }
 
     /// The finished digest; `tail` is the skip for an incomplete last line.
-    pub fn into_digest(mut self, tf: &TranscriptFile, tail: Option<Skip>) -> FileDigest {
+    pub fn into_digest(
+        mut self,
+        tf: &TranscriptFile,
+        tail: Option<Skip>,
+        r: &Redactor,
+    ) -> FileDigest {
         let mut d = self.digest;
         d.skips.extend(tail);
+        let mut sc = Scrub::new(r);
         if let FileRole::Subagent {
             agent_id,
             parent,
@@ -350,19 +391,19 @@ impl ReaderState {
         {
             let (agent_type, description) = meta.as_ref().map(read_meta).unwrap_or_default();
             self.agent_conv.finish();
-            let parent = parent.clone().or(self.agent_parent);
+            let parent = sc.opt(parent.as_deref()).or(self.agent_parent);
             let turns = std::mem::take(&mut self.agent_conv.turns);
             d.subagent = Some((
                 parent,
                 self.agent_cwd,
                 Subagent {
-                    id: agent_id.clone(),
+                    id: sc.text(agent_id),
                     layout: *layout,
                     role: *role,
-                    agent_type,
-                    description: description.or_else(|| {
-                        first_prompt(&turns).map(|t| crate::knowledge::model::one_line(t, 100))
-                    }),
+                    agent_type: sc.opt(agent_type.as_deref()),
+                    description: sc
+                        .opt(description.as_deref())
+                        .or_else(|| first_prompt(&turns).map(|t| sc.one_line(t, 100))),
                     started: self.agent_conv.first,
                     assistant_turns: self.agent_conv.assistant_turns,
                     turns: turns.into(),
@@ -372,13 +413,16 @@ impl ReaderState {
         for p in &mut d.parts {
             p.conv.finish();
             let turns = std::mem::take(&mut p.conv.turns);
-            p.first_prompt = first_prompt(&turns).map(str::to_string);
+            p.first_prompt = first_prompt(&turns).cloned();
             p.turns = turns.into();
             p.agents = std::mem::take(&mut p.inline_agents)
                 .into_iter()
-                .map(|(id, conv)| inline_subagent(id, conv))
+                .map(|(id, conv)| inline_subagent(id, conv, &mut sc))
                 .collect();
         }
+        // Cached states are turned into digests on every build: what this
+        // adds is not kept in the state, so it is counted once per build.
+        d.tally.add(&sc.tally);
         d
     }
 }
@@ -387,9 +431,9 @@ impl ReaderState {
 pub const PIECE_BYTES: u64 = 32 << 20;
 
 /// Read one transcript file, streaming, from the start.
-pub fn read_transcript(root: usize, tf: &TranscriptFile) -> FileDigest {
-    let (state, tail) = read_fresh(root, tf, PIECE_BYTES);
-    state.into_digest(tf, tail)
+pub fn read_transcript(root: usize, tf: &TranscriptFile, r: &Redactor) -> FileDigest {
+    let (state, tail) = read_fresh(root, tf, PIECE_BYTES, r);
+    state.into_digest(tf, tail, r)
 }
 
 /// Read `tf` from the start: in one go, or in pieces when it is large.
@@ -397,12 +441,13 @@ pub fn read_fresh(
     root: usize,
     tf: &TranscriptFile,
     piece_bytes: u64,
+    r: &Redactor,
 ) -> (ReaderState, Option<Skip>) {
     if tf.size > 2 * piece_bytes {
-        return ReaderState::read_in_pieces(root, tf, piece_bytes);
+        return ReaderState::read_in_pieces(root, tf, piece_bytes, r);
     }
-    let mut state = ReaderState::new(root, tf);
-    let tail = state.read(tf);
+    let mut state = ReaderState::new(root, tf, r);
+    let tail = state.read(tf, r);
     (state, tail)
 }
 
@@ -444,6 +489,7 @@ fn apply(
     rec: &Record<'_>,
     kind: &str,
     ts: Option<DateTime<Utc>>,
+    sc: &mut Scrub,
 ) -> Result<(), String> {
     match kind {
         "user" | "assistant" => {
@@ -455,9 +501,9 @@ fn apply(
             let msg: Message = parse_line(raw.get(), &mut repaired)
                 .map_err(|e| format!("unreadable message: {e}"))?;
             if kind == "user" {
-                conv.user(rec, msg, ts);
+                conv.user(rec, msg, ts, sc);
             } else {
-                conv.assistant(msg, ts);
+                conv.assistant(msg, ts, sc);
             }
         }
         "system" => {
@@ -467,7 +513,7 @@ fn apply(
                 Some("microcompact_boundary") => conv.compaction(CompactKind::Micro, ts),
                 Some("local_command") => {
                     if let Some(text) = rec.content.as_deref() {
-                        conv.local_command(text, ts);
+                        conv.local_command(text, ts, sc);
                     }
                 }
                 _ => {}
@@ -481,11 +527,12 @@ fn apply(
 /// The part for `session_id` (or the current one, or one named after the file).
 fn part<'a>(
     parts: &'a mut Vec<SessionPart>,
-    index: &mut HashMap<String, usize>,
+    index: &mut HashMap<u64, usize>,
     current: &mut Option<usize>,
     session_id: Option<&str>,
     stem: &str,
     piece: bool,
+    sc: &mut Scrub,
 ) -> &'a mut SessionPart {
     let id = match session_id.filter(|s| !s.is_empty()) {
         Some(id) => id,
@@ -494,11 +541,13 @@ fn part<'a>(
             None => stem,
         },
     };
-    let i = match index.get(id) {
+    let key = crate::base::hash::hash_bytes(id.as_bytes());
+    let i = match index.get(&key) {
         Some(i) => *i,
         None => {
             parts.push(SessionPart {
-                id: id.to_string(),
+                id: sc.text(id),
+                key,
                 conv: if piece {
                     Conversation::for_piece()
                 } else {
@@ -506,7 +555,7 @@ fn part<'a>(
                 },
                 ..SessionPart::default()
             });
-            index.insert(id.to_string(), parts.len() - 1);
+            index.insert(key, parts.len() - 1);
             parts.len() - 1
         }
     };
@@ -516,17 +565,22 @@ fn part<'a>(
 
 /// The inline sub-agent a sidechain line belongs to: by `agentId`, else a new
 /// one at each root line (no parent), else the latest.
-fn inline_agent<'a>(p: &'a mut SessionPart, rec: &Record<'_>, piece: bool) -> &'a mut Conversation {
+fn inline_agent<'a>(
+    p: &'a mut SessionPart,
+    rec: &Record<'_>,
+    piece: bool,
+    sc: &mut Scrub,
+) -> &'a mut Conversation {
     let mut continues = false;
     let key = match rec.agent_id.as_deref().filter(|a| !a.is_empty()) {
-        Some(a) => a.to_string(),
+        Some(a) => sc.text(a),
         None => {
             let root_line = rec.parent_uuid.0.is_none();
             if root_line || p.inline_agents.is_empty() {
                 // In a piece, a non-root line with no group yet continues the
                 // previous piece's last group.
                 continues = !root_line;
-                format!("sidechain-{}", p.inline_agents.len() + 1)
+                sc.text(&format!("sidechain-{}", p.inline_agents.len() + 1))
             } else {
                 p.inline_agents
                     .last()
@@ -554,7 +608,7 @@ fn inline_agent<'a>(p: &'a mut SessionPart, rec: &Record<'_>, piece: bool) -> &'
 }
 
 /// Fold the next piece's share of a session into this piece's.
-fn absorb_part(q: &mut SessionPart, p: SessionPart) {
+fn absorb_part(q: &mut SessionPart, p: SessionPart, sc: &mut Scrub) {
     if p.titles.custom.is_some() {
         q.titles.custom = p.titles.custom;
     }
@@ -573,6 +627,7 @@ fn absorb_part(q: &mut SessionPart, p: SessionPart) {
         q.entrypoint = p.entrypoint;
     }
     q.uuid_hashes.extend(p.uuid_hashes);
+    q.seen.extend(p.seen);
     q.conv.absorb(p.conv);
     for (k, (key, conv)) in p.inline_agents.into_iter().enumerate() {
         if p.continued_group == Some(k) {
@@ -589,7 +644,7 @@ fn absorb_part(q: &mut SessionPart, p: SessionPart) {
             }
         }
         let key = if anonymous {
-            format!("sidechain-{}", q.inline_agents.len() + 1)
+            sc.text(&format!("sidechain-{}", q.inline_agents.len() + 1))
         } else {
             key
         };
@@ -613,14 +668,14 @@ fn read_meta(path: &PathBuf) -> (Option<String>, Option<String>) {
 }
 
 /// Turn a finished inline sub-agent conversation into a [`Subagent`].
-fn inline_subagent(id: String, mut conv: Conversation) -> Subagent {
+fn inline_subagent(id: Text, mut conv: Conversation, sc: &mut Scrub) -> Subagent {
     conv.finish();
     Subagent {
         id,
         layout: SubagentLayout::Inline,
         role: SubagentRole::Task,
         agent_type: None,
-        description: first_prompt(&conv.turns).map(|t| crate::knowledge::model::one_line(t, 100)),
+        description: first_prompt(&conv.turns).map(|t| sc.one_line(t, 100)),
         started: conv.first,
         assistant_turns: conv.assistant_turns,
         turns: conv.turns.into(),
@@ -628,9 +683,9 @@ fn inline_subagent(id: String, mut conv: Conversation) -> Subagent {
 }
 
 /// The text of the first prompt in `turns`.
-fn first_prompt(turns: &[crate::knowledge::model::Turn]) -> Option<&str> {
+fn first_prompt(turns: &[crate::knowledge::model::Turn]) -> Option<&Text> {
     turns.iter().find_map(|t| match t {
-        crate::knowledge::model::Turn::Prompt { text, .. } => Some(text.as_str()),
+        crate::knowledge::model::Turn::Prompt { text, .. } => Some(text),
         _ => None,
     })
 }

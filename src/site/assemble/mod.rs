@@ -12,10 +12,10 @@ pub mod views;
 use crate::base::skip::Skip;
 use crate::base::slugs::SlugSet;
 use crate::knowledge::model::{
-    max_opt, min_opt, one_line, short_id, CompactKind, Memory, MemoryKind, Model, Session,
+    max_opt, min_opt, one_line, short_id, CompactKind, Knowledge, Memory, MemoryKind, Session,
     SubagentLayout, Turn,
 };
-use crate::knowledge::triage::wikilinks;
+use crate::source::memory::wikilinks;
 use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -198,7 +198,7 @@ pub fn split_skill(body: &str) -> Option<(String, Option<String>, Option<String>
 }
 
 /// Assemble the site from the (already redacted) model.
-pub fn assemble(model: &Model) -> Result<Site<'_>, crate::Error> {
+pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     let mut site = Site::default();
 
     // Projects, keyed by normalised cwd; folders only when no cwd is known.
@@ -302,7 +302,7 @@ pub fn assemble(model: &Model) -> Result<Site<'_>, crate::Error> {
             let (body, targets) = resolver.link_body(i, &mut site.skips);
             for t in targets {
                 if t != i {
-                    backlinks[t].insert((m.name.clone(), memory_href[i].clone()));
+                    backlinks[t].insert((m.name.to_string(), memory_href[i].clone()));
                 }
             }
             body
@@ -482,8 +482,8 @@ pub fn assemble(model: &Model) -> Result<Site<'_>, crate::Error> {
             let s = &model.sessions[i];
             first = min_opt(first, s.started);
             last = max_opt(last, s.ended.or(s.started));
-            branches.extend(s.branches.iter().map(String::as_str));
-            models.extend(s.models.iter().map(String::as_str));
+            branches.extend(s.branches.iter().map(|t| t.as_str()));
+            models.extend(s.models.iter().map(|t| t.as_str()));
             for (t, n) in &s.tools {
                 *tools.entry(t).or_insert(0) += n;
             }
@@ -557,7 +557,7 @@ pub fn assemble(model: &Model) -> Result<Site<'_>, crate::Error> {
         site.pages.push(Page {
             path: memory_href[i].clone(),
             template: "memory.html",
-            title: m.name.clone(),
+            title: m.name.to_string(),
             section: memory_section(&m.kind),
             view: View::Memory(MemoryView {
                 name: &m.name,
@@ -782,7 +782,7 @@ fn turn_chars(t: &Turn) -> usize {
             })
             .sum(),
         Turn::Command { name, args, .. } => name.len() + args.len(),
-        Turn::Compaction { summary, .. } => summary.as_ref().map_or(0, String::len),
+        Turn::Compaction { summary, .. } => summary.as_ref().map_or(0, |t| t.len()),
     }
 }
 
@@ -987,9 +987,9 @@ impl LoadedPage<'_> {
             project: p.project.clone(),
             date: date_time(s.started),
             duration: duration(s.started, s.ended),
-            models: s.models.iter().map(String::as_str).collect(),
-            branches: s.branches.iter().map(String::as_str).collect(),
-            versions: s.versions.iter().map(String::as_str).collect(),
+            models: s.models.iter().map(|t| t.as_str()).collect(),
+            branches: s.branches.iter().map(|t| t.as_str()).collect(),
+            versions: s.versions.iter().map(|t| t.as_str()).collect(),
             entrypoint: s.entrypoint.as_deref(),
             prompts: s.prompts,
             assistant_turns: s.assistant_turns,
@@ -1030,7 +1030,7 @@ type KindFilter = dyn Fn(&MemoryKind) -> bool;
 type DayMap = BTreeMap<String, Vec<(DateTime<Utc>, TimelineEntry)>>;
 
 fn timeline(
-    model: &Model,
+    model: &Knowledge,
     site: &mut Site<'_>,
     activity: &[MonthBar],
     project_link: &LinkFn<'_>,
@@ -1172,7 +1172,7 @@ fn timeline(
 
 /// Resolves links between memories.
 struct Resolver<'a> {
-    model: &'a Model,
+    model: &'a Knowledge,
     hrefs: &'a [String],
     projects: &'a [&'a str],
     /// Lower-cased name, stem and slug → memory indexes.
@@ -1180,7 +1180,7 @@ struct Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    fn new(model: &'a Model, hrefs: &'a [String], projects: &'a [&'a str]) -> Self {
+    fn new(model: &'a Knowledge, hrefs: &'a [String], projects: &'a [&'a str]) -> Self {
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, m) in model.memories.iter().enumerate() {
             for k in [
@@ -1220,7 +1220,7 @@ impl<'a> Resolver<'a> {
     /// The body of memory `i` with `[[X]]` and `(x.md)` links pointing at pages.
     fn link_body(&self, i: usize, skips: &mut Vec<Skip>) -> (String, Vec<usize>) {
         let m: &Memory = &self.model.memories[i];
-        let mut body = m.body.clone();
+        let mut body = m.body.to_string();
         let mut targets = Vec::new();
         for (target, label) in wikilinks(&m.body) {
             let raw = match &label {
@@ -1301,12 +1301,12 @@ mod tests {
         let turns: Vec<Turn> = (0..5)
             .map(|_| Turn::Prompt {
                 ts: None,
-                text: big.clone(),
+                text: crate::knowledge::model::Text::test(&big),
             })
             .collect();
         let agents = vec![vec![Turn::Prompt {
             ts: None,
-            text: "small".into(),
+            text: crate::knowledge::model::Text::test("small"),
         }]];
         let p = paginate(&turns, &agents);
         assert_eq!(p.turns, vec![0, 0, 1, 1, 2]);

@@ -153,23 +153,33 @@ pub fn session_doc(
         project: project.map(str::to_string),
         date: s.started.map(|t| t.format("%Y-%m-%d").to_string()),
         sort: s.started.map(|t| t.timestamp()).unwrap_or(0),
-        tools: s.tools.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-        paths: s.files_touched.iter().take(PATHS).cloned().collect(),
+        tools: s.tools.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        paths: s
+            .files_touched
+            .iter()
+            .take(PATHS)
+            .map(|p| p.to_string())
+            .collect(),
         texts,
-        outputs: s.tool_outputs.iter().take(OUTPUTS).cloned().collect(),
+        outputs: s
+            .tool_outputs
+            .iter()
+            .take(OUTPUTS)
+            .map(|o| o.to_string())
+            .collect(),
     }
 }
 
 /// The search document of a memory page.
 pub fn memory_doc(m: &Memory, url: &str, project: Option<&str>, sort: i64) -> Doc {
-    let mut texts = vec![(String::new(), m.name.clone())];
+    let mut texts = vec![(String::new(), m.name.to_string())];
     if !m.description.is_empty() {
-        texts.push((String::new(), m.description.clone()));
+        texts.push((String::new(), m.description.to_string()));
     }
-    texts.push((String::new(), m.body.clone()));
+    texts.push((String::new(), m.body.to_string()));
     Doc {
         kind: DocKind::Knowledge,
-        title: m.name.clone(),
+        title: m.name.to_string(),
         url: url.to_string(),
         project: project.map(str::to_string),
         date: None,

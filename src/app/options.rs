@@ -1,0 +1,106 @@
+//! Command-line flags over `ccwiki.toml` over the defaults: one merge for
+//! every command, so `build` and `search` read the same data the same way.
+
+use crate::app::build::BuildOptions;
+use crate::base::error::Error;
+use crate::config::Loaded;
+use crate::knowledge::pipeline::Pipeline;
+use std::path::PathBuf;
+
+/// What the command line said about the data (None / empty: not given).
+#[derive(Debug, Clone, Default)]
+pub struct DataFlags {
+    pub source: Vec<PathBuf>,
+    pub exclude_project: Vec<String>,
+    pub no_redact: bool,
+    /// The configuration file, when one was named.
+    pub config: Option<PathBuf>,
+}
+
+/// What the command line said about the site.
+#[derive(Debug, Clone, Default)]
+pub struct SiteFlags {
+    pub out: Option<PathBuf>,
+    pub title: Option<String>,
+    pub theme: Option<String>,
+    pub base_path: Option<String>,
+    pub no_cache: bool,
+}
+
+/// `$CLAUDE_CONFIG_DIR` (a comma-separated list), else `~/.claude`.
+pub fn default_sources() -> Vec<PathBuf> {
+    if let Some(v) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        return v
+            .to_string_lossy()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect();
+    }
+    let home = std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    vec![home.join(".claude")]
+}
+
+/// The configuration the flags name (or `./ccwiki.toml`, or none).
+pub fn load_config(flags: &DataFlags) -> Result<Loaded, Error> {
+    crate::config::load(flags.config.as_deref())
+}
+
+/// How to load the data: flags over the configuration over the defaults.
+pub fn pipeline(flags: &DataFlags, loaded: &Loaded) -> Pipeline {
+    let c = &loaded.config;
+    let sources = if !flags.source.is_empty() {
+        flags.source.clone()
+    } else if let Some(list) = &c.source {
+        list.iter().map(|s| loaded.path(s)).collect()
+    } else {
+        default_sources()
+    };
+    let mut p = Pipeline::new(sources);
+    p.redact = !flags.no_redact && c.redact.unwrap_or(true);
+    p.exclude = c.exclude.clone();
+    p.exclude.extend(flags.exclude_project.iter().cloned());
+    p.extra_patterns = c
+        .redact_patterns
+        .iter()
+        .map(|p| (p.kind.clone(), p.regex.clone()))
+        .collect();
+    p
+}
+
+/// Everything `build` needs: flags over the configuration over the defaults.
+pub fn build_options(data: &DataFlags, site: &SiteFlags) -> Result<BuildOptions, Error> {
+    let loaded = load_config(data)?;
+    let c = &loaded.config;
+    let p = pipeline(data, &loaded);
+    let out = site
+        .out
+        .clone()
+        .or_else(|| c.out.as_deref().map(|o| loaded.path(o)))
+        .unwrap_or_else(|| loaded.path("site"));
+    let mut opts = BuildOptions::new(p.sources, out);
+    opts.redact = p.redact;
+    opts.exclude = p.exclude;
+    opts.extra_patterns = p.extra_patterns;
+    if let Some(t) = site.title.clone().or_else(|| c.title.clone()) {
+        opts.title = t;
+    }
+    if let Some(t) = site.theme.clone().or_else(|| c.theme.clone()) {
+        opts.theme = t;
+    }
+    if let Some(b) = site.base_path.clone().or_else(|| c.base_path.clone()) {
+        opts.base_path = b;
+    }
+    opts.cache = !site.no_cache;
+    opts.site_dir = loaded.dir.clone();
+    opts.extra = c
+        .extra
+        .iter()
+        .filter_map(|(k, v)| serde_json::to_value(v).ok().map(|v| (k.clone(), v)))
+        .collect();
+    Ok(opts)
+}

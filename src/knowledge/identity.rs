@@ -1,0 +1,149 @@
+//! Who owns the data: the home directories and user names to hide, learned
+//! from all the evidence before a single text is redacted.
+//!
+//! Evidence, strongest first: the `cwd` of transcripts (read from the first
+//! lines of each file), `sessions/*.json`, the `project` of history lines,
+//! and the project folder names (`-home-dana-code`, `C--Users-Dana-x`,
+//! which are all a user has when only memory files are left). A folder name
+//! that a known home explains adds nothing; one that none explains gives
+//! the name after `home`/`Users`.
+
+use crate::knowledge::redact::Redactor;
+use crate::source::discover::Root;
+use crate::source::history::{RawHistory, RawStart};
+use rayon::prelude::*;
+use std::collections::BTreeSet;
+use std::io::Read;
+
+/// How much of each transcript is searched for `cwd` values.
+const HEAD_BYTES: u64 = 64 << 10;
+
+/// The owner's home directories (as spelled in the data).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    pub homes: BTreeSet<String>,
+}
+
+impl Identity {
+    /// Learn from every root, and the history and session metadata already read.
+    pub fn learn(roots: &[Root], history: &[RawHistory], starts: &[RawStart]) -> Identity {
+        let mut id = Identity::default();
+        let heads: Vec<Vec<String>> = roots
+            .par_iter()
+            .flat_map(|r| r.transcripts.par_iter())
+            .map(|t| cwds_in_head(&t.path))
+            .collect();
+        let paths = heads
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .chain(history.iter().filter_map(|h| h.project.as_deref()))
+            .chain(starts.iter().filter_map(|s| s.cwd.as_deref()));
+        for p in paths {
+            id.add_path(p);
+        }
+        let folders: BTreeSet<&str> = roots
+            .iter()
+            .flat_map(|r| {
+                r.transcripts
+                    .iter()
+                    .map(|t| t.project_dir.as_str())
+                    .chain(r.memory_dirs.iter().map(|m| m.project_dir.as_str()))
+            })
+            .collect();
+        for f in folders {
+            id.add_folder(f);
+        }
+        id
+    }
+
+    /// A path the owner worked in.
+    pub fn add_path(&mut self, path: &str) {
+        if let Some((home, _)) = Redactor::home_of(path) {
+            self.homes.insert(home);
+        }
+    }
+
+    /// A project folder name, when no known home explains it.
+    pub fn add_folder(&mut self, folder: &str) {
+        let explained = self.homes.iter().any(|h| {
+            let dashed: String = h
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect();
+            folder
+                .get(..dashed.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(&dashed))
+                && folder[dashed.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c == '-')
+        });
+        if explained {
+            return;
+        }
+        if let Some(home) = home_of_folder(folder) {
+            self.homes.insert(home);
+        }
+    }
+}
+
+/// The home a dashed folder name starts with, as a path: `-home-dana-x` is
+/// `/home/dana`, `-Users-dana-x` `/Users/dana`, `C--Users-Dana-x`
+/// `C:\Users\Dana`, `-var-home-dana` `/var/home/dana`.
+fn home_of_folder(folder: &str) -> Option<String> {
+    let parts: Vec<&str> = folder.split('-').collect();
+    let name_after = |i: usize| parts.get(i).filter(|n| !n.is_empty()).copied();
+    match parts.as_slice() {
+        ["", "home", ..] => name_after(2).map(|n| format!("/home/{n}")),
+        ["", "Users", ..] => name_after(2).map(|n| format!("/Users/{n}")),
+        ["", "var", "home", ..] => name_after(3).map(|n| format!("/var/home/{n}")),
+        ["", "root", ..] => Some("/root".to_string()),
+        [drive, "", users, ..] if drive.len() == 1 && users.eq_ignore_ascii_case("users") => {
+            name_after(3).map(|n| format!("{}:\\Users\\{n}", drive.to_ascii_uppercase()))
+        }
+        _ => None,
+    }
+}
+
+/// The `cwd` values in the first lines of a transcript.
+fn cwds_in_head(path: &std::path::Path) -> Vec<String> {
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head));
+    if read.is_err() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for at in memchr::memmem::find_iter(&head, b"\"cwd\"") {
+        let rest = &head[at + 5..];
+        let start = rest
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t' | b':'))
+            .unwrap_or(rest.len());
+        let mut de = serde_json::Deserializer::from_slice(&rest[start..]);
+        if let Ok(cwd) = <String as serde::Deserialize>::deserialize(&mut de) {
+            if !out.contains(&cwd) {
+                out.push(cwd);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_give_homes_only_when_nothing_explains_them() {
+        let mut id = Identity::default();
+        id.add_path("/home/dana.smith/code/x");
+        id.add_folder("-home-dana-smith-code-x");
+        assert_eq!(id.homes.len(), 1, "{:?}", id.homes);
+        id.add_folder("-Users-eve-work");
+        id.add_folder("C--Users-Zoe-proj");
+        id.add_folder("-tmp-x");
+        let homes: Vec<&str> = id.homes.iter().map(String::as_str).collect();
+        assert_eq!(homes, ["/Users/eve", "/home/dana.smith", "C:\\Users\\Zoe"]);
+    }
+}

@@ -1,0 +1,169 @@
+//! One way from data directories to [`Knowledge`], for every command:
+//! discover the files, read what identifies the owner, build the redactor,
+//! triage the memories, extract the transcripts (through the cache), read
+//! history and session metadata, leave out what `exclude` says. Config
+//! merging happens before (the caller fills [`Pipeline`]); privacy and
+//! redaction happen here, once.
+
+use crate::base::error::Error;
+use crate::base::progress::Progress;
+use crate::base::skip::Skip;
+use crate::knowledge::cache::{Cache, CacheStats};
+use crate::knowledge::exclude::Excluder;
+use crate::knowledge::identity::Identity;
+use crate::knowledge::model::Knowledge;
+use crate::knowledge::redact::{RedactConfig, Redactor, Tally};
+use crate::knowledge::spill::Spill;
+use crate::knowledge::{extract, triage};
+use crate::source::{discover, history};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What to load, and how.
+#[derive(Debug, Clone, Default)]
+pub struct Pipeline {
+    /// Data roots to read (`~/.claude`, …).
+    pub sources: Vec<PathBuf>,
+    /// Scrub credentials, home paths and user names (on by default).
+    pub redact: bool,
+    /// Extra redaction patterns: (kind, regex).
+    pub extra_patterns: Vec<(String, String)>,
+    /// Project globs to leave out entirely.
+    pub exclude: Vec<String>,
+    /// Keep an incremental cache, keyed by this output directory.
+    pub cache_for: Option<PathBuf>,
+    /// Where the cache and the temporary turns go; None: the user's cache
+    /// directory (see [`crate::base::dirs::cache_root`]).
+    pub cache_dir: Option<PathBuf>,
+    /// Where to report progress.
+    pub progress: Progress,
+}
+
+/// What loading found worth reporting.
+#[derive(Debug, Default)]
+pub struct LoadReport {
+    pub skips: Vec<Skip>,
+    /// Transcript lines read.
+    pub lines: u64,
+    pub transcript_bytes: u64,
+    pub cache: CacheStats,
+    /// Sessions and memories left out by `exclude`.
+    pub excluded: usize,
+    /// Replacements made by redaction, by kind.
+    pub redactions: BTreeMap<String, u64>,
+    /// Wall time per phase, in order.
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+fn timed<T>(report: &mut LoadReport, phase: &'static str, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    report.timings.push((phase, start.elapsed()));
+    out
+}
+
+impl Pipeline {
+    /// Settings with the defaults for everything but the sources.
+    pub fn new(sources: Vec<PathBuf>) -> Pipeline {
+        Pipeline {
+            sources,
+            redact: true,
+            ..Pipeline::default()
+        }
+    }
+
+    /// Check what can be checked before any data is read: the user's
+    /// patterns and globs.
+    pub fn check(&self) -> Result<(), Error> {
+        self.redactor(&Identity::default()).map(|_| ())
+    }
+
+    fn redactor(&self, identity: &Identity) -> Result<Redactor, Error> {
+        if !self.redact {
+            return Ok(Redactor::disabled());
+        }
+        let cfg = RedactConfig {
+            home_dirs: identity.homes.iter().cloned().collect(),
+            usernames: Vec::new(),
+            extra_patterns: self.extra_patterns.clone(),
+        };
+        Redactor::new(&cfg).map_err(|e| Error::Pattern {
+            kind: e.kind,
+            message: e.message,
+        })
+    }
+
+    /// Read everything, redacted.
+    pub fn load(&self) -> Result<(Knowledge, LoadReport), Error> {
+        let mut report = LoadReport::default();
+        let sources = timed(&mut report, "discover", || {
+            discover::discover(&self.sources)
+        })?;
+        report.skips.extend(sources.skips.iter().cloned());
+        report.transcript_bytes = sources.transcript_bytes();
+
+        // History and session metadata are small: read them raw first, for
+        // the identity as much as for the timeline.
+        let mut raw_history = Vec::new();
+        let mut raw_starts = Vec::new();
+        for r in &sources.roots {
+            if let Some(h) = &r.history {
+                raw_history.extend(history::read_history(h, &mut report.skips));
+            }
+            for s in &r.session_starts {
+                raw_starts.extend(history::read_session_start(s, &mut report.skips));
+            }
+        }
+        let identity = timed(&mut report, "identity", || {
+            Identity::learn(&sources.roots, &raw_history, &raw_starts)
+        });
+        let redactor = self.redactor(&identity)?;
+        // Globs name paths as the user knows them: redact them like the
+        // paths they are matched against.
+        let globs: Vec<String> = self
+            .exclude
+            .iter()
+            .map(|g| redactor.redact(g).into_owned())
+            .collect();
+        let excluder = Excluder::new(&globs)?;
+
+        let mut tally = Tally::default();
+        let triaged = timed(&mut report, "triage", || {
+            triage::triage(&sources.roots, &redactor)
+        });
+        tally.add(&triaged.tally);
+        let mut cache = match &self.cache_for {
+            Some(out) => Cache::open(out, self.cache_dir.as_deref(), &redactor),
+            None => Cache::disabled(),
+        };
+        let spill = Spill::new(self.cache_dir.as_deref())?;
+        let extracted = timed(&mut report, "extract", || {
+            extract::extract_cached(
+                &sources.roots,
+                &redactor,
+                &mut cache,
+                &self.progress,
+                &spill,
+            )
+        })?;
+        tally.add(&extracted.tally);
+        report.cache = cache.stats;
+        report.lines = extracted.lines;
+        report.skips.extend(triaged.skips);
+        report.skips.extend(extracted.skips);
+        let history = extract::history(raw_history, &redactor, &mut tally);
+        let starts = extract::starts(raw_starts, &redactor, &mut tally);
+        let mut knowledge = Knowledge {
+            memories: triaged.memories,
+            sessions: extracted.sessions,
+            history,
+            starts,
+            spill,
+        };
+        report.excluded = crate::knowledge::exclude::apply(&mut knowledge, &excluder);
+        report.redactions = tally.by_kind(&redactor);
+        timed(&mut report, "cache", || cache.save());
+        Ok((knowledge, report))
+    }
+}

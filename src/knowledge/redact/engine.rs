@@ -1,0 +1,825 @@
+//! The rule engine: one pass of every stage over a text, repeated until
+//! the text stops changing.
+
+use super::assignment::{is_placeholder, KEYS, QUOTE};
+use super::rules::{Check, TABLE};
+use super::{Extra, PatternError, RedactConfig, Redactor, Tally, TokenPass};
+use memchr::memmem;
+use regex::Regex;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Kinds of the rules that live in code, in a fixed order (indices below);
+/// the table's kinds and the user's follow.
+const ENGINE_KINDS: &[&str] = &[
+    "private-key",
+    "aws-secret",
+    "url-credentials",
+    "bearer",
+    "basic-auth",
+    "assignment",
+    "home",
+    "username",
+];
+pub(super) const K_PRIVATE_KEY: usize = 0;
+pub(super) const K_AWS_SECRET: usize = 1;
+pub(super) const K_URL_CREDENTIALS: usize = 2;
+pub(super) const K_BEARER: usize = 3;
+pub(super) const K_BASIC_AUTH: usize = 4;
+pub(super) const K_ASSIGNMENT: usize = 5;
+pub(super) const K_HOME: usize = 6;
+pub(super) const K_USERNAME: usize = 7;
+
+pub(super) fn build(kind: &str, pattern: &str) -> Result<Regex, PatternError> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(64 << 20)
+        .dfa_size_limit(16 << 20)
+        .build()
+        .map_err(|e| PatternError {
+            kind: kind.to_string(),
+            message: e.to_string(),
+        })
+}
+
+/// Literals (as regex) of the engine's own rules that the trigger looks
+/// for besides the table's token keywords.
+const ENGINE_TRIGGERS: &str =
+    r"PRIVATE KEY|[Bb]earer|BEARER|[Aa]uthorization|AUTHORIZATION|-u[ \t]|--user[ \t]";
+
+/// Texts up to this many bytes are screened by `Redactor::trigger_rest`.
+const SHORT_TEXT: usize = 1024;
+
+/// The index of `kind` in `kinds`, added when new.
+fn kind_index(kinds: &mut Vec<String>, kind: &str) -> usize {
+    match kinds.iter().position(|k| k == kind) {
+        Some(i) => i,
+        None => {
+            kinds.push(kind.to_string());
+            kinds.len() - 1
+        }
+    }
+}
+
+/// The capture groups that hold a pattern's value: `value`, `v2`, `v3`...
+fn value_groups(re: &Regex) -> Vec<usize> {
+    re.capture_names()
+        .enumerate()
+        .filter(|(_, n)| {
+            n.is_some_and(|n| n == "value" || (n.starts_with('v') && n[1..].parse::<u8>().is_ok()))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+impl Redactor {
+    /// A redactor that changes nothing (`--no-redact`): texts still become
+    /// [`super::Text`], with their control characters removed.
+    pub fn disabled() -> Redactor {
+        let mut r = match Redactor::new(&RedactConfig::default()) {
+            Ok(r) => r,
+            // The built-in rules compile (a test proves it); without them
+            // nothing would be redacted anyway.
+            Err(e) => panic!("built-in redaction rules do not compile: {e}"),
+        };
+        r.enabled = false;
+        r.fingerprint = 0;
+        r
+    }
+
+    /// What identifies these rules: the table's version, the owner's homes
+    /// and names, the user's patterns. Redacted text cached under another
+    /// fingerprint is redone.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// Whether this redactor changes anything.
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    pub fn new(cfg: &RedactConfig) -> Result<Redactor, PatternError> {
+        let mut kinds: Vec<String> = ENGINE_KINDS.iter().map(|s| s.to_string()).collect();
+
+        let pem_begin = build(
+            "private-key",
+            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
+        )?;
+
+        let rules: Vec<(usize, &super::rules::TokenRule)> = TABLE
+            .token
+            .iter()
+            .map(|r| (kind_index(&mut kinds, &r.kind), r))
+            .collect();
+        let alts = |bounded: bool| -> String {
+            rules
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, r))| r.bounded == bounded)
+                .map(|(i, (_, r))| format!("{}(?P<t{}>{})", r.lead, i, r.secret))
+                .collect::<Vec<_>>()
+                .join("|")
+        };
+        let (free, bounded) = (alts(false), alts(true));
+        let tokens = [
+            format!(r"(?:{free})|(?-u:\b)(?:{bounded})"),
+            format!(r"\\[nrt](?:{bounded})"),
+            format!(r"%[0-9A-Fa-f]{{2}}(?:{bounded})"),
+        ]
+        .iter()
+        .map(|src| {
+            let re = build("token", src)?;
+            let groups = re
+                .capture_names()
+                .enumerate()
+                .filter_map(|(g, n)| {
+                    let i: usize = n?.strip_prefix('t')?.parse().ok()?;
+                    let (kind, rule) = rules.get(i)?;
+                    Some((g, *kind, rule.check))
+                })
+                .collect();
+            Ok(TokenPass { re, groups })
+        })
+        .collect::<Result<Vec<_>, PatternError>>()?;
+
+        let auth_header = build(
+            "bearer",
+            &format!(
+                r#"(?-u:\b)(?:Bearer|bearer|BEARER)[ \t]+(?P<b>[A-Za-z0-9._~+/\-]{{16,}}=*)|(?:[Aa]uthorization|AUTHORIZATION){q}?[ \t]*[:=][ \t]*{q}?[ \t]*(?:Basic|basic|BASIC)[ \t]+(?P<a>[A-Za-z0-9+/]{{8,}}={{0,2}})|(?-u:\B)(?:-u|--user)[ \t]+['"]?[^\s:'"@/]+:(?P<c>[^\s'"]+)"#,
+                q = QUOTE
+            ),
+        )?;
+
+        let assignment_src = format!(
+            r"(?P<k>{keys}){q}?[ \t]*(?P<sep>=>|:=|=|:)[ \t]*|(?P<xk>{keys})>",
+            keys = KEYS,
+            q = QUOTE
+        );
+        let flag_src = format!(r"--(?P<k>{KEYS})[ \t]+");
+        let assignment = [
+            build("assignment", &assignment_src)?,
+            build("assignment", &flag_src)?,
+        ];
+
+        let mut extras = Vec::new();
+        let mut keywords: Vec<String> = Vec::new();
+        let mut keyword_pattern = Vec::new();
+        for rule in &TABLE.pattern {
+            let re = build(&rule.kind, &rule.regex)?;
+            for k in &rule.keywords {
+                keywords.push(k.clone());
+                keyword_pattern.push(extras.len());
+            }
+            extras.push(Extra {
+                kind: kind_index(&mut kinds, &rule.kind),
+                groups: value_groups(&re),
+                re,
+                from_table: true,
+            });
+        }
+        let pattern_keywords = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&keywords)
+            .map_err(|e| PatternError {
+                kind: "keywords".into(),
+                message: e.to_string(),
+            })?;
+        for (kind, pat) in &cfg.extra_patterns {
+            if kind.is_empty()
+                || !kind
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '-' || c == '_' || c == '.')
+            {
+                return Err(PatternError {
+                    kind: kind.clone(),
+                    message: "kind must be non-empty and use only letters, digits, '-', '_', '.'"
+                        .into(),
+                });
+            }
+            let re = build(kind, pat)?;
+            extras.push(Extra {
+                kind: kind_index(&mut kinds, kind),
+                groups: re
+                    .capture_names()
+                    .position(|n| n == Some("value"))
+                    .into_iter()
+                    .collect(),
+                re,
+                from_table: false,
+            });
+        }
+
+        let people = super::people::People::new(cfg)?;
+
+        // two regexes: each keeps a literal set small enough for the fast
+        // SIMD prefilter (one union takes 120 ns on a 70-byte line, these
+        // two together 95 ns)
+        let assignment_trigger = format!(
+            "{}|{}",
+            assignment_src
+                .replace("(?P<k>", "(?:")
+                .replace("(?P<sep>", "(?:")
+                .replace("(?P<xk>", "(?:"),
+            flag_src.replace("(?P<k>", "(?:")
+        );
+        let token_keywords: Vec<String> = TABLE
+            .token
+            .iter()
+            .flat_map(|r| r.keywords.iter().map(|k| regex::escape(k)))
+            .collect();
+        let triggers = format!("{ENGINE_TRIGGERS}|{}", token_keywords.join("|"));
+        let trigger_rest = [
+            build("trigger", &triggers)?,
+            build("trigger", &assignment_trigger)?,
+        ];
+
+        let fingerprint = {
+            use std::hash::{Hash, Hasher};
+            let mut h = crate::base::hash::hasher();
+            (TABLE.version, super::rules::SOURCE, cfg).hash(&mut h);
+            h.finish()
+        };
+        let markers = kinds.iter().map(|k| format!("[REDACTED:{k}]")).collect();
+        let counts = kinds.iter().map(|_| AtomicU64::new(0)).collect();
+        Ok(Redactor {
+            enabled: true,
+            fingerprint,
+            kinds,
+            markers,
+            counts,
+            pem_begin,
+            trigger_rest,
+            tokens,
+            auth_header,
+            assignment,
+            extras,
+            pattern_keywords,
+            keyword_pattern,
+            people,
+        })
+    }
+
+    /// Replace every credential with `[REDACTED:kind]`, home dirs with `~`, usernames with `user`.
+    ///
+    /// A redacted text goes through the rules again until nothing changes
+    /// (at most 4 rounds; one more round almost always suffices): that makes
+    /// `redact(redact(x)) == redact(x)` hold even where a replacement creates
+    /// a new match, e.g. `dana` glued to a token becomes a word once the token
+    /// is a marker. Clean text takes one round and is not copied.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut tally = Tally::default();
+        let out = self.redact_tally(text, &mut tally);
+        for (k, c) in self.counts.iter().enumerate() {
+            let n = tally.get(k);
+            if n > 0 {
+                c.fetch_add(n, Ordering::Relaxed);
+            }
+        }
+        out
+    }
+
+    /// [`Redactor::redact`], counting into `tally` instead of the
+    /// redactor's own counters.
+    pub fn redact_tally<'a>(&self, text: &'a str, tally: &mut Tally) -> Cow<'a, str> {
+        if !self.enabled {
+            return Cow::Borrowed(text);
+        }
+        let mut cur = match self.pipeline(text, true, tally) {
+            Cow::Borrowed(b) => return Cow::Borrowed(b),
+            Cow::Owned(s) => s,
+        };
+        for _ in 0..3 {
+            match self.pipeline(&cur, true, tally) {
+                Cow::Borrowed(_) => break,
+                Cow::Owned(s) => cur = s,
+            }
+        }
+        Cow::Owned(cur)
+    }
+
+    /// One round of all the rules; `use_trigger`: skip the groups of rules
+    /// whose trigger finds nothing (false only in tests, to check the
+    /// triggers).
+    pub(super) fn pipeline<'a>(
+        &self,
+        text: &'a str,
+        use_trigger: bool,
+        tally: &mut Tally,
+    ) -> Cow<'a, str> {
+        if text.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        // All on the original text: replacing names and homes (`user`, `~`
+        // next to a non-alphanumeric character) creates no trigger literal.
+        let people = self.people.is_some();
+        let url = !use_trigger || memmem::find(text.as_bytes(), b"://").is_some();
+        let rest = !use_trigger
+            || text.len() > SHORT_TEXT
+            || self.trigger_rest.iter().any(|t| t.is_match(text));
+        let patterns = self.patterns_for(text, use_trigger);
+        if !(people || url || rest || patterns.iter().any(|p| *p)) {
+            return Cow::Borrowed(text);
+        }
+        let mut st = State {
+            counts: Vec::new(),
+            markers: marker_spans(text),
+            spare: String::new(),
+        };
+        let mut cur: Cow<'a, str> = Cow::Borrowed(text);
+        // Home dirs and user names go first, so that the other rules see the
+        // text as it will finally read (`-u /home/dana:pw` becomes
+        // `-u ~:pw`, which the basic-auth rule then matches).
+        // The table's patterns go last: they catch what the specific rules
+        // (tokens, URLs, assignments) left, never take it from them.
+        for stage in 0..8 {
+            let out = match stage {
+                0 if people => self.stage_people(&cur, &mut st),
+                1 if rest => self.stage_private_key(&cur, &mut st),
+                2 => self.stage_extras(&cur, &mut st, &patterns, false),
+                7 => self.stage_extras(&cur, &mut st, &patterns, true),
+                3 if url => self.stage_url_credentials(&cur, &mut st),
+                4 if rest => self.stage_tokens(&cur, &mut st),
+                5 if rest => self.stage_auth_header(&cur, &mut st),
+                6 if rest => self.stage_assignment(&cur, &mut st),
+                _ => None,
+            };
+            if let Some(s) = out {
+                match std::mem::replace(&mut cur, Cow::Owned(s)) {
+                    Cow::Owned(old) => st.replaced(Some(old), &cur),
+                    Cow::Borrowed(_) => st.replaced(None, &cur),
+                }
+            }
+        }
+        for (i, n) in st.counts.iter().enumerate() {
+            if *n > 0 {
+                tally.bump(i, *n);
+            }
+        }
+        cur
+    }
+
+    /// Which extras run on `text`: the user's always, the table's when
+    /// one of their keywords is there.
+    fn patterns_for(&self, text: &str, use_trigger: bool) -> Vec<bool> {
+        let mut run: Vec<bool> = self
+            .extras
+            .iter()
+            .map(|e| !e.from_table || !use_trigger)
+            .collect();
+        if use_trigger {
+            for m in self.pattern_keywords.find_overlapping_iter(text) {
+                if let Some(&p) = self.keyword_pattern.get(m.pattern().as_usize()) {
+                    run[p] = true;
+                }
+            }
+        }
+        run
+    }
+
+    /// Counts of replacements so far, by kind (includes "home" and "username"), sorted by kind.
+    /// Kinds with no replacement yet are left out.
+    pub fn counts(&self) -> BTreeMap<String, u64> {
+        self.kinds
+            .iter()
+            .zip(&self.counts)
+            .map(|(k, c)| (k.clone(), c.load(Ordering::Relaxed)))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+
+    pub(super) fn bump(&self, st: &mut State, kind: usize) {
+        if st.counts.len() < self.kinds.len() {
+            st.counts.resize(self.kinds.len(), 0);
+        }
+        st.counts[kind] += 1;
+    }
+
+    fn stage_private_key(&self, text: &str, st: &mut State) -> Option<String> {
+        let bytes = text.as_bytes();
+        memmem::find(bytes, b"PRIVATE KEY")?;
+        let mut rw = Rewriter::new(text, st);
+        let mut pos = 0;
+        while let Some(m) = self.pem_begin.find_at(text, pos) {
+            let end = pem_block_end(bytes, m.end());
+            match end {
+                Some(end) if !st.overlaps_marker(m.start(), end) => {
+                    rw.replace(m.start(), end, &self.markers[K_PRIVATE_KEY]);
+                    self.bump(st, K_PRIVATE_KEY);
+                    pos = end;
+                }
+                _ => pos = m.end(),
+            }
+        }
+        rw.finish(st)
+    }
+
+    fn stage_extras(
+        &self,
+        text: &str,
+        st: &mut State,
+        run: &[bool],
+        from_table: bool,
+    ) -> Option<String> {
+        let mut cur: Option<String> = None;
+        let chosen = self.extras.iter().zip(run);
+        for (ex, _) in chosen.filter(|(e, r)| **r && e.from_table == from_table) {
+            let src: &str = cur.as_deref().unwrap_or(text);
+            let mut rw = Rewriter::new(src, st);
+            let mut locs = ex.re.capture_locations();
+            let mut pos = 0;
+            while pos <= src.len() {
+                let Some(m) = ex.re.captures_read_at(&mut locs, src, pos) else {
+                    break;
+                };
+                let (s, e) = if ex.groups.is_empty() {
+                    (m.start(), m.end())
+                } else {
+                    ex.groups
+                        .iter()
+                        .find_map(|&g| locs.get(g))
+                        .unwrap_or((m.start(), m.start()))
+                };
+                let placeholder = ex.from_table && is_placeholder(&src[s..e]);
+                // A table pattern takes a whole value (a cookie header, say)
+                // even where another rule already marked part of it: the
+                // rest of the value is as secret. A value that is nothing
+                // but markers is done.
+                let blocked = if ex.from_table {
+                    st.only_markers(src, s, e)
+                } else {
+                    st.overlaps_marker(s, e)
+                };
+                if e > s && !placeholder && !blocked {
+                    rw.replace(s, e, &self.markers[ex.kind]);
+                    self.bump(st, ex.kind);
+                }
+                pos = if m.end() > m.start() {
+                    m.end()
+                } else {
+                    next_char(src, m.end())
+                };
+            }
+            if let Some(s) = rw.finish(st) {
+                let old = cur.replace(s);
+                st.replaced(old, cur.as_deref().unwrap_or_default());
+            }
+        }
+        cur
+    }
+
+    fn stage_tokens(&self, text: &str, st: &mut State) -> Option<String> {
+        let mut cur: Option<String> = None;
+        for pass in &self.tokens {
+            let src: &str = cur.as_deref().unwrap_or(text);
+            if let Some(s) = self.token_pass(pass, src, st) {
+                let old = cur.replace(s);
+                st.replaced(old, cur.as_deref().unwrap_or_default());
+            }
+        }
+        cur
+    }
+
+    fn token_pass(&self, pass: &TokenPass, text: &str, st: &mut State) -> Option<String> {
+        let re = &pass.re;
+        let mut rw = Rewriter::new(text, st);
+        let mut locs = re.capture_locations();
+        let mut pos = 0;
+        while let Some(m) = re.captures_read_at(&mut locs, text, pos) {
+            pos = m.end();
+            let Some((kind, check, (s, e))) = pass
+                .groups
+                .iter()
+                .find_map(|&(g, kind, check)| locs.get(g).map(|r| (kind, check, r)))
+            else {
+                continue;
+            };
+            // A rejected candidate is skipped whole: the checks are monotone
+            // (any part of a rejected span would be rejected as well).
+            if check == Check::MixedCase && !mixed_case(&text[s..e]) {
+                continue;
+            }
+            if st.overlaps_marker(s, e) {
+                continue;
+            }
+            rw.replace(s, e, &self.markers[kind]);
+            self.bump(st, kind);
+        }
+        rw.finish(st)
+    }
+
+    /// `scheme://user:pass@host`: a plain scan from each `://` (a regex
+    /// here is slow, since `://` is everywhere in docs and transcripts).
+    /// The userinfo is everything up to the last `@` of the authority that is
+    /// followed by a host; the user part (before the first `:`) holds no
+    /// `@`, `[` or `]`, so `[REDACTED:url-credentials]@` never matches again.
+    fn stage_url_credentials(&self, text: &str, st: &mut State) -> Option<String> {
+        let b = text.as_bytes();
+        let mut rw = Rewriter::new(text, st);
+        let mut done = 0;
+        for i in memmem::find_iter(b, b"://") {
+            if i < done || i == 0 || !b[i - 1].is_ascii_alphanumeric() {
+                continue;
+            }
+            let start = i + 3;
+            let lim = (start + 1024).min(b.len());
+            let mut end = start;
+            let mut at = None;
+            while end < lim {
+                let c = b[end];
+                if c.is_ascii_whitespace()
+                    || matches!(c, b'/' | b'?' | b'#' | b'"' | b'\'' | b'<' | b'>' | b'\\')
+                {
+                    break;
+                }
+                if c == b'@'
+                    && matches!(b.get(end + 1), Some(c) if c.is_ascii_alphanumeric() || *c == b'[')
+                {
+                    at = Some(end);
+                }
+                end += 1;
+            }
+            let Some(at) = at else { continue };
+            let info = &b[start..at];
+            let Some(colon) = memchr::memchr(b':', info) else {
+                continue;
+            };
+            let user = &info[..colon];
+            let pass = &text[start + colon + 1..at];
+            if pass.is_empty()
+                || user.iter().any(|&c| matches!(c, b'@' | b'[' | b']'))
+                || is_placeholder(pass)
+                || st.overlaps_marker(start, at)
+            {
+                continue;
+            }
+            rw.replace(start, at, &self.markers[K_URL_CREDENTIALS]);
+            self.bump(st, K_URL_CREDENTIALS);
+            done = at;
+        }
+        rw.finish(st)
+    }
+
+    fn stage_auth_header(&self, text: &str, st: &mut State) -> Option<String> {
+        let mut rw = Rewriter::new(text, st);
+        let mut locs = self.auth_header.capture_locations();
+        let mut pos = 0;
+        while let Some(m) = self.auth_header.captures_read_at(&mut locs, text, pos) {
+            pos = m.end();
+            let (kind, (s, e)) = if let Some(r) = locs.get(1) {
+                (K_BEARER, r)
+            } else if let Some(r) = locs.get(2) {
+                (K_BASIC_AUTH, r)
+            } else if let Some(r) = locs.get(3) {
+                // `curl -u user:pass`; not `docker run -u 1000:1000`
+                let v = &text[r.0..r.1];
+                if v.bytes().all(|c| c.is_ascii_digit()) || is_placeholder(v) {
+                    continue;
+                }
+                if !st.overlaps_marker(r.0, r.1) {
+                    rw.replace(r.0, r.1, &self.markers[K_BASIC_AUTH]);
+                    self.bump(st, K_BASIC_AUTH);
+                }
+                continue;
+            } else {
+                continue;
+            };
+            let v = &text[s..e];
+            let plausible = v.bytes().any(|c| c.is_ascii_digit())
+                || (v.bytes().any(|c| c.is_ascii_uppercase())
+                    && v.bytes().any(|c| c.is_ascii_lowercase()));
+            if !plausible || st.overlaps_marker(s, e) {
+                continue;
+            }
+            rw.replace(s, e, &self.markers[kind]);
+            self.bump(st, kind);
+        }
+        rw.finish(st)
+    }
+}
+
+/// Per-call scratch: local counts (flushed to the atomics once per call),
+/// the spans of `[REDACTED:...]` markers already in the text, and a buffer
+/// to recycle.
+pub(super) struct State {
+    pub(super) counts: Vec<u64>,
+    pub(super) markers: Vec<(usize, usize)>,
+    pub(super) spare: String,
+}
+
+impl State {
+    /// `text` replaces `old` as the current text.
+    pub(super) fn replaced(&mut self, old: Option<String>, text: &str) {
+        self.markers = marker_spans(text);
+        if let Some(old) = old {
+            self.spare = old;
+        }
+    }
+
+    /// Whether `text[s..e]` holds nothing but markers (and blanks or
+    /// punctuation) once the markers in it are taken out.
+    pub(super) fn only_markers(&self, text: &str, s: usize, e: usize) -> bool {
+        let mut rest = String::new();
+        let mut at = s;
+        for &(ms, me) in &self.markers {
+            if me <= s || ms >= e {
+                continue;
+            }
+            rest.push_str(&text[at..ms.max(at)]);
+            at = me.min(e);
+        }
+        if at == s {
+            return false;
+        }
+        rest.push_str(&text[at.min(e)..e]);
+        !rest.chars().any(char::is_alphanumeric)
+    }
+
+    pub(super) fn overlaps_marker(&self, s: usize, e: usize) -> bool {
+        if self.markers.is_empty() {
+            return false;
+        }
+        // first marker that ends after s
+        let i = self.markers.partition_point(|&(_, me)| me <= s);
+        i < self.markers.len() && self.markers[i].0 < e
+    }
+}
+
+pub(super) fn marker_spans(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut v = Vec::new();
+    for s in memmem::find_iter(bytes, b"[REDACTED:") {
+        let lim = (s + 80).min(bytes.len());
+        if let Some(i) = memchr::memchr(b']', &bytes[s..lim]) {
+            v.push((s, s + i + 1));
+        }
+    }
+    v
+}
+
+/// Builds a stage's output lazily in a recycled buffer (the text an earlier
+/// stage replaced), so a call allocates at most two buffers however many
+/// stages change the text.
+pub(super) struct Rewriter<'t> {
+    src: &'t str,
+    out: String,
+    started: bool,
+    last: usize,
+}
+
+impl<'t> Rewriter<'t> {
+    pub(super) fn new(src: &'t str, st: &mut State) -> Self {
+        Rewriter {
+            src,
+            out: std::mem::take(&mut st.spare),
+            started: false,
+            last: 0,
+        }
+    }
+
+    /// Replacements must come in increasing, non-overlapping order.
+    pub(super) fn replace(&mut self, start: usize, end: usize, with: &str) {
+        debug_assert!(start >= self.last && end >= start);
+        if !self.started {
+            self.started = true;
+            self.out.clear();
+            self.out.reserve(self.src.len() + 64);
+        }
+        self.out.push_str(&self.src[self.last..start]);
+        self.out.push_str(with);
+        self.last = end;
+    }
+
+    /// The new text, or None (and the buffer goes back to `st`).
+    pub(super) fn finish(mut self, st: &mut State) -> Option<String> {
+        if !self.started {
+            st.spare = self.out;
+            return None;
+        }
+        self.out.push_str(&self.src[self.last..]);
+        Some(self.out)
+    }
+}
+
+pub(super) fn next_char(text: &str, i: usize) -> usize {
+    let mut j = i + 1;
+    while j < text.len() && !text.is_char_boundary(j) {
+        j += 1;
+    }
+    j
+}
+
+fn mixed_case(s: &str) -> bool {
+    let up = s.bytes().filter(|c| c.is_ascii_uppercase()).count();
+    let low = s.bytes().filter(|c| c.is_ascii_lowercase()).count();
+    up >= 2 && low >= 2
+}
+
+pub(super) fn is_b64(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'='
+}
+
+/// End of the PEM block whose header ends at `from`: the end of its
+/// `-----END ...-----` line, or for a truncated block the end of the base64
+/// lines after the header. None when nothing key-like follows the header
+/// (e.g. code that merely mentions the header string).
+fn pem_block_end(b: &[u8], from: usize) -> Option<usize> {
+    const WINDOW: usize = 64 * 1024;
+    let lim = (from + WINDOW).min(b.len());
+    let win = &b[from..lim];
+    if let Some(i) = memmem::find(win, b"-----END ") {
+        let body = &win[..i];
+        let clean = !body
+            .iter()
+            .any(|c| matches!(c, b'"' | b'\'' | b'`' | b'{' | b'}' | b';'))
+            && memmem::find(body, b"-----BEGIN").is_none();
+        if clean {
+            if let Some(n) = pem_end_line(&win[i..]) {
+                return Some(from + i + n);
+            }
+        }
+    }
+    // Truncated block: base64 runs separated by (escaped) line breaks, and
+    // separated from the header: `-----BEGIN ...-----MIIE` is no PEM body.
+    let mut i = from;
+    let mut end = None;
+    let mut first = true;
+    loop {
+        // separators
+        let mut j = i;
+        loop {
+            if j < b.len() && matches!(b[j], b' ' | b'\t' | b'\r' | b'\n') {
+                j += 1;
+            } else if j + 1 < b.len() && b[j] == b'\\' {
+                let mut k = j;
+                while k < b.len() && b[k] == b'\\' && k - j < 3 {
+                    k += 1;
+                }
+                if k < b.len() && matches!(b[k], b'n' | b'r' | b't') {
+                    j = k + 1;
+                } else {
+                    break;
+                }
+            } else {
+                break;
+            }
+        }
+        if first && j == i {
+            return None;
+        }
+        first = false;
+        // PEM headers of encrypted keys: "Proc-Type: 4,ENCRYPTED", "DEK-Info: ..."
+        let rest = &b[j..];
+        if rest.starts_with(b"Proc-Type:") || rest.starts_with(b"DEK-Info:") {
+            let mut k = j;
+            while k < b.len() && b[k] != b'\n' && b[k] != b'\\' {
+                k += 1;
+            }
+            end = Some(k);
+            i = k;
+            continue;
+        }
+        let mut k = j;
+        while k < b.len() && is_b64(b[k]) {
+            k += 1;
+        }
+        if k == j {
+            break;
+        }
+        let run = k - j;
+        let after = b.get(k).copied();
+        // A short word must end a line (or the quoted text, or a "...");
+        // followed by a space (prose) or anything else it is no key material.
+        let ok = run >= 20
+            || matches!(
+                after,
+                None | Some(b'\n' | b'\r' | b'\\' | b'"' | b'\'' | b'`' | b'.')
+            );
+        if !ok {
+            break;
+        }
+        end = Some(k);
+        i = k;
+        if run < 20 && !matches!(after, None | Some(b'\n' | b'\r' | b'\\')) {
+            break;
+        }
+    }
+    end
+}
+
+/// Length of `-----END <WORDS> PRIVATE KEY[ BLOCK]-----` at the start of `b`.
+fn pem_end_line(b: &[u8]) -> Option<usize> {
+    let mut i = b"-----END ".len();
+    let start = i;
+    while i < b.len()
+        && i - start <= 40
+        && (b[i].is_ascii_uppercase() || b[i].is_ascii_digit() || b[i] == b' ')
+    {
+        i += 1;
+    }
+    let words = &b[start..i];
+    if !(words.ends_with(b"PRIVATE KEY") || words.ends_with(b"PRIVATE KEY BLOCK")) {
+        return None;
+    }
+    b[i..].starts_with(b"-----").then_some(i + 5)
+}

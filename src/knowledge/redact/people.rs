@@ -1,0 +1,365 @@
+//! Home directories and user names. The owner's homes (learned from the
+//! data by [`crate::knowledge::identity`]) become `~` in every spelling,
+//! including the dashed form of project folders (`-home-dana-code` is
+//! `~-code`); anybody else's home becomes `~user`; the owner's user names
+//! become `user` wherever they stand as a word.
+
+use super::engine::{build, next_char, Rewriter, State, K_HOME, K_USERNAME};
+use super::{PatternError, RedactConfig, Redactor};
+use regex::Regex;
+
+/// User names never replaced as words: too short (< 3 chars) or so common
+/// that replacing them would wreck ordinary prose and code ("node", "admin",
+/// "runner" ...). Their home directories are still replaced by `~`.
+const COMMON_USERNAMES: &[&str] = &[
+    "user",
+    "users",
+    "admin",
+    "administrator",
+    "root",
+    "ubuntu",
+    "debian",
+    "runner",
+    "runneradmin",
+    "node",
+    "home",
+    "guest",
+    "test",
+    "tester",
+    "dev",
+    "developer",
+    "default",
+    "public",
+    "shared",
+    "docker",
+    "vagrant",
+    "ec2-user",
+    "git",
+    "www",
+    "www-data",
+    "nobody",
+    "daemon",
+    "build",
+    "builder",
+    "app",
+    "code",
+    "work",
+    "data",
+    "main",
+    "local",
+    "system",
+    "service",
+    "server",
+    "owner",
+    "codespace",
+    "vscode",
+    "jenkins",
+    "circleci",
+    "travis",
+    "postgres",
+    "mysql",
+    "redis",
+    "mac",
+    "macbook",
+    "desktop",
+    "linux",
+    "windows",
+    "centos",
+    "fedora",
+    "alpine",
+    "claude",
+];
+
+/// Names in home paths that are not people: shared folders and the
+/// placeholders of documentation (`/home/user/`, `C:\Users\you\`).
+const NOT_PEOPLE: &[&str] = &[
+    "shared",
+    "public",
+    "default",
+    "user",
+    "username",
+    "you",
+    "yourname",
+    "your-name",
+    "name",
+    "me",
+    "linuxbrew",
+];
+
+/// A separator as written in text: `/`, `\`, or JSON-escaped `\\` (and `\\\\`).
+const SEP: &str = r"(?:\\{1,4}|/)";
+
+/// A user name in a path that nobody told us about: word characters, dots
+/// and dashes inside (a sentence's full stop is not part of it).
+const ANY_NAME: &str = r"[\w-]+(?:\.[\w-]+)*";
+
+/// The compiled home and name rules.
+pub(super) struct People {
+    re: Regex,
+    /// Capture groups: owner's home, its dashed form, someone else's home,
+    /// owner's name.
+    groups: [Option<usize>; 4],
+}
+
+const OWNER_HOME: usize = 0;
+const DASHED_HOME: usize = 1;
+const OTHER_HOME: usize = 2;
+const NAME: usize = 3;
+
+impl People {
+    pub(super) fn new(cfg: &RedactConfig) -> Result<Option<People>, PatternError> {
+        // Home directories, longest first so /home/dana2 wins over /home/dana
+        // (the right-boundary check would reject the shorter one anyway).
+        let mut homes: Vec<String> = Vec::new();
+        let mut dashed: Vec<String> = Vec::new();
+        let mut users: Vec<String> = cfg.usernames.iter().map(|u| u.trim().to_string()).collect();
+        for h in &cfg.home_dirs {
+            let h = h.trim();
+            if let Some((_, u)) = Redactor::home_of(h) {
+                users.push(u);
+            }
+            if let Some(p) = home_pattern(h) {
+                homes.push(p);
+            }
+            if let Some(p) = dashed_pattern(h) {
+                dashed.push(p);
+            }
+        }
+        for v in [&mut homes, &mut dashed] {
+            v.sort_by_key(|p| std::cmp::Reverse(p.len()));
+            v.dedup();
+        }
+        let mut users: Vec<String> = users
+            .into_iter()
+            .filter(|u| username_is_replaceable(u))
+            .map(|u| regex::escape(&u.to_lowercase()))
+            .collect();
+        users.sort_by_key(|u| std::cmp::Reverse(u.len()));
+        users.dedup();
+        let others = format!(
+            r"(?:/var)?/home/{n}|/Users/{n}|(?i:[a-z]):{SEP}(?i:users){SEP}{n}|(?:/mnt)?/(?i:[a-z])/(?i:users)/{n}",
+            n = ANY_NAME
+        );
+        let mut alts = Vec::new();
+        if !homes.is_empty() {
+            alts.push(format!("(?P<h>{})", homes.join("|")));
+        }
+        if !dashed.is_empty() {
+            alts.push(format!("(?P<d>{})", dashed.join("|")));
+        }
+        alts.push(format!("(?P<o>{others})"));
+        if !users.is_empty() {
+            alts.push(format!("(?P<u>(?i:{}))", users.join("|")));
+        }
+        let re = build("home", &alts.join("|"))?;
+        let group = |name: &str| re.capture_names().position(|n| n == Some(name));
+        let groups = [group("h"), group("d"), group("o"), group("u")];
+        Ok(Some(People { re, groups }))
+    }
+}
+
+/// Whether `text[s..e]`, a match of `group`, stands on its own.
+fn bounded(text: &str, s: usize, e: usize, group: usize) -> bool {
+    let before = text[..s].chars().next_back();
+    let after = text[e..].chars().next();
+    match group {
+        OWNER_HOME => {
+            before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+                && after.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        }
+        // `-home-dana-code`: the folder name goes on after a dash.
+        DASHED_HOME => {
+            before.is_none_or(|c| !c.is_alphanumeric())
+                && after.is_none_or(|c| c == '-' || !(c.is_alphanumeric() || c == '_'))
+        }
+        OTHER_HOME => {
+            let left = match before {
+                None => true,
+                // `file:///home/x`, not `src/home/x`
+                Some('/') => text[..s].ends_with("://"),
+                Some(c) => !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '~')),
+            };
+            let name = text[s..e]
+                .rsplit(['/', '\\'])
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            left && !NOT_PEOPLE.contains(&name.as_str())
+        }
+        _ => {
+            // a user name counts only between non-alphanumeric characters
+            let left_ok = match before {
+                None => true,
+                Some(c) if !c.is_alphanumeric() => true,
+                // JSON escapes: "\nDana" starts a new line.
+                Some('n' | 't' | 'r') => text[..s - 1].ends_with('\\'),
+                Some(_) => false,
+            };
+            left_ok && after.is_none_or(|c| !c.is_alphanumeric())
+        }
+    }
+}
+
+impl Redactor {
+    /// The home directory and user name of a path such as /home/NAME/x,
+    /// /Users/NAME/x, C:\Users\NAME\x, c:/Users/NAME (case-insensitive
+    /// drive and Users), /root, /var/home/NAME (Fedora Atomic),
+    /// /mnt/c/Users/NAME (WSL) and /c/Users/NAME (Git Bash). The home is
+    /// returned as spelled in `cwd` (same separators and case).
+    pub fn home_of(cwd: &str) -> Option<(String, String)> {
+        let s = cwd.trim();
+        let b = s.as_bytes();
+        // (byte offset just past a component, component) for each component
+        let comps = |from: usize| -> Vec<(usize, &str)> {
+            let mut v = Vec::new();
+            let mut i = from;
+            while i < s.len() {
+                while i < s.len() && (b[i] == b'/' || b[i] == b'\\') {
+                    i += 1;
+                }
+                let st = i;
+                while i < s.len() && b[i] != b'/' && b[i] != b'\\' {
+                    i += 1;
+                }
+                if i > st {
+                    v.push((i, &s[st..i]));
+                }
+            }
+            v
+        };
+        let user_at = |c: &[(usize, &str)], i: usize| -> Option<(String, String)> {
+            let (end, name) = *c.get(i)?;
+            if name.is_empty()
+                || name.eq_ignore_ascii_case("shared")
+                || name.eq_ignore_ascii_case("public")
+            {
+                return None;
+            }
+            Some((s[..end].to_string(), name.to_string()))
+        };
+        let is_users = |x: &str| x.eq_ignore_ascii_case("users");
+        if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+            // C:\Users\NAME, c:/Users/NAME, C:\\Users\\NAME
+            if b.len() > 2 && b[2] != b'/' && b[2] != b'\\' {
+                return None;
+            }
+            let c = comps(2);
+            if c.len() >= 2 && is_users(c[0].1) {
+                return user_at(&c, 1);
+            }
+            return None;
+        }
+        if !s.starts_with('/') {
+            return None;
+        }
+        let c = comps(0);
+        let first = c.first()?.1;
+        match first {
+            "home" => user_at(&c, 1),
+            "Users" => user_at(&c, 1),
+            "root" => Some((s[..c[0].0].to_string(), "root".to_string())),
+            "var" if c.len() >= 3 && c[1].1 == "home" => user_at(&c, 2),
+            // WSL: /mnt/c/Users/NAME
+            "mnt" if c.len() >= 4 && c[1].1.len() == 1 && is_users(c[2].1) => user_at(&c, 3),
+            // Git Bash / MSYS: /c/Users/NAME
+            d if d.len() == 1 && c.len() >= 3 && is_users(c[1].1) => user_at(&c, 2),
+            _ => None,
+        }
+    }
+
+    /// Homes (`~`, `~user`) and names (`user`) in one pass: at one
+    /// position a home path wins, so `/home/dana` becomes `~`, not
+    /// `/home/user`; a rejected home still lets its user name be replaced.
+    pub(super) fn stage_people(&self, text: &str, st: &mut State) -> Option<String> {
+        let people = self.people.as_ref()?;
+        let mut rw = Rewriter::new(text, st);
+        let mut locs = people.re.capture_locations();
+        let mut pos = 0;
+        while let Some(m) = people.re.captures_read_at(&mut locs, text, pos) {
+            let (s, e) = (m.start(), m.end());
+            let group = people
+                .groups
+                .iter()
+                .position(|g| g.is_some_and(|g| locs.get(g).is_some()))
+                .unwrap_or(NAME);
+            if !bounded(text, s, e, group) || st.overlaps_marker(s, e) {
+                pos = next_char(text, s);
+                continue;
+            }
+            let (with, kind) = match group {
+                OWNER_HOME | DASHED_HOME => ("~", K_HOME),
+                OTHER_HOME => ("~user", K_HOME),
+                _ => ("user", K_USERNAME),
+            };
+            rw.replace(s, e, with);
+            self.bump(st, kind);
+            pos = e;
+        }
+        rw.finish(st)
+    }
+}
+
+/// Regex for one home directory, or None if it is not an absolute path.
+fn home_pattern(home: &str) -> Option<String> {
+    let b = home.as_bytes();
+    let parts: Vec<&str> = home.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    // a separator as written in text: /, \, or JSON-escaped \\ (and \\\\)
+    const SEP: &str = r"(?:\\{1,4}|/)";
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        if parts.len() < 2 {
+            return None;
+        }
+        let drive = (b[0] as char).to_ascii_lowercase();
+        let tail: Vec<String> = parts[1..]
+            .iter()
+            .map(|p| format!("(?i:{})", regex::escape(p)))
+            .collect();
+        let tail = tail.join(SEP);
+        // C:\Users\Eve, plus the same home seen from WSL (/mnt/c/Users/Eve)
+        // and Git Bash (/c/Users/Eve).
+        return Some(format!(
+            "(?i:{drive}):{SEP}{tail}|(?:/mnt)?/(?i:{drive})/{}",
+            parts[1..]
+                .iter()
+                .map(|p| format!("(?i:{})", regex::escape(p)))
+                .collect::<Vec<_>>()
+                .join("/")
+        ));
+    }
+    if !home.starts_with('/') || parts.is_empty() {
+        return None;
+    }
+    // Unix paths are case-sensitive: match exactly as given.
+    Some(format!(
+        "/{}",
+        parts
+            .iter()
+            .map(|p| regex::escape(p))
+            .collect::<Vec<_>>()
+            .join("/")
+    ))
+}
+
+/// Regex for the dashed form of a home directory, as Claude Code names
+/// project folders (every character but letters and digits becomes `-`):
+/// `/home/dana` is `-home-dana`, `C:\Users\Dana` is `C--Users-Dana`.
+fn dashed_pattern(home: &str) -> Option<String> {
+    let (_, name) = Redactor::home_of(home)?;
+    if name == "root" {
+        return None;
+    }
+    let dashed: String = home
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let windows = home.as_bytes().get(1) == Some(&b':');
+    Some(if windows {
+        format!("(?i:{})", regex::escape(&dashed))
+    } else {
+        regex::escape(&dashed)
+    })
+}
+
+fn username_is_replaceable(u: &str) -> bool {
+    u.chars().count() >= 3 && !COMMON_USERNAMES.iter().any(|c| c.eq_ignore_ascii_case(u))
+}

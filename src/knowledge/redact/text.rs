@@ -1,0 +1,284 @@
+//! [`Text`]: text that went through the redactor, and [`Scrub`], the only
+//! way to make one.
+
+use super::Redactor;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// How many characters past a cut the redactor sees: more than the longest
+/// secret it knows (a 4096-bit PEM key is about 3,300), so a secret that
+/// straddles the cut is checked whole and none of it survives the cut.
+pub const LOOKAHEAD: usize = 8192;
+
+/// Text that went through the redactor (and lost its control characters):
+/// the only kind of text the knowledge model holds. Only [`Scrub`] makes
+/// one from a raw string; what is derived from it downstream (a cut, a
+/// slug) is derived from clean text.
+///
+/// It deserializes without the redactor because the cache and the spill
+/// file hold only what was serialized from a `Text`.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Text(String);
+
+impl Text {
+    /// A text for the crate's own tests, which build models by hand.
+    #[cfg(test)]
+    pub(crate) fn test(s: &str) -> Text {
+        Text(s.to_string())
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+/// Replacements made, by kind index of the redactor that made them. Kept
+/// with what was extracted (and cached with it), so a rebuild that reads
+/// nothing again still reports what the text it shows had redacted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally(Vec<u64>);
+
+impl Tally {
+    pub(super) fn bump(&mut self, kind: usize, n: u64) {
+        if self.0.len() <= kind {
+            self.0.resize(kind + 1, 0);
+        }
+        self.0[kind] += n;
+    }
+
+    pub(super) fn get(&self, kind: usize) -> u64 {
+        self.0.get(kind).copied().unwrap_or(0)
+    }
+
+    /// Add `other`'s counts to these.
+    pub fn add(&mut self, other: &Tally) {
+        for (k, n) in other.0.iter().enumerate() {
+            if *n > 0 {
+                self.bump(k, *n);
+            }
+        }
+    }
+
+    /// Counts by kind name, only kinds with a replacement.
+    pub fn by_kind(&self, r: &Redactor) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for (k, n) in self.0.iter().enumerate() {
+            if *n > 0 {
+                if let Some(name) = r.kinds.get(k) {
+                    *out.entry(name.clone()).or_insert(0) += n;
+                }
+            }
+        }
+        out
+    }
+
+    /// Total replacements.
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+}
+
+/// The redactor at work on one source (a file, a folder): turns raw
+/// strings into [`Text`] and counts what it replaced.
+pub struct Scrub<'r> {
+    redactor: &'r Redactor,
+    pub tally: Tally,
+}
+
+impl<'r> Scrub<'r> {
+    pub fn new(redactor: &'r Redactor) -> Scrub<'r> {
+        Scrub {
+            redactor,
+            tally: Tally::default(),
+        }
+    }
+
+    /// The redactor this scrub uses.
+    pub fn redactor(&self) -> &'r Redactor {
+        self.redactor
+    }
+
+    /// Redact `raw`.
+    pub fn text(&mut self, raw: &str) -> Text {
+        let clean = self.redactor.redact_tally(raw, &mut self.tally);
+        Text(strip_controls(&clean).into_owned())
+    }
+
+    /// Redact `raw`, reusing its buffer when nothing changes.
+    pub fn owned(&mut self, raw: String) -> Text {
+        let clean = match self.redactor.redact_tally(&raw, &mut self.tally) {
+            Cow::Borrowed(_) => raw,
+            Cow::Owned(s) => s,
+        };
+        match strip_controls(&clean) {
+            Cow::Borrowed(_) => Text(clean),
+            Cow::Owned(s) => Text(s),
+        }
+    }
+
+    /// Redact an optional text.
+    pub fn opt(&mut self, raw: Option<&str>) -> Option<Text> {
+        raw.map(|r| self.text(r))
+    }
+
+    /// The first `max` characters of `raw`, cut after redaction: the
+    /// redactor sees [`LOOKAHEAD`] characters past the cut.
+    pub fn prefix(&mut self, raw: &str, max: usize) -> Text {
+        let window = cut_chars(raw, max.saturating_add(LOOKAHEAD));
+        let clean = self.text(window);
+        Text(cut_chars(&clean, max).to_string())
+    }
+
+    /// [`crate::base::text::one_line`] of `raw`, after redaction.
+    pub fn one_line(&mut self, raw: &str, max: usize) -> Text {
+        let window = cut_chars(raw, max.saturating_add(LOOKAHEAD));
+        let clean = self.text(window);
+        Text(crate::base::text::one_line(&clean, max))
+    }
+
+    /// Redact a path as text (lossy for paths that are not UTF-8).
+    pub fn path(&mut self, raw: &std::path::Path) -> Text {
+        self.text(&raw.to_string_lossy())
+    }
+}
+
+/// `text` up to its `max`-th character.
+pub(crate) fn cut_chars(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    match text.char_indices().nth(max) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
+
+/// Remove what must never reach a page or a terminal: NUL and the other C0
+/// controls but tab and line breaks, DEL, C1 controls, ANSI escape
+/// sequences (colours in command output: the text stays, the codes go) and
+/// the bidirectional controls that can make text read differently from
+/// what it is (U+202A–U+202E, U+2066–U+2069).
+pub fn strip_controls(text: &str) -> Cow<'_, str> {
+    let needs = text.bytes().any(|b| {
+        (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r') || b == 0x7f || b == 0xc2 || b == 0xe2
+    });
+    if !needs {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut changed = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\x1b' => {
+                changed = true;
+                // CSI: ESC [ params... final byte in @..~ ; OSC: ESC ] ... BEL or ESC \
+                match chars.peek() {
+                    Some('[') => {
+                        chars.next();
+                        for d in chars.by_ref() {
+                            if ('@'..='~').contains(&d) {
+                                break;
+                            }
+                        }
+                    }
+                    Some(']') => {
+                        chars.next();
+                        while let Some(d) = chars.next() {
+                            if d == '\x07' {
+                                break;
+                            }
+                            if d == '\x1b' {
+                                if chars.peek() == Some(&'\\') {
+                                    chars.next();
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    Some(_) => {
+                        chars.next();
+                    }
+                    None => {}
+                }
+            }
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => changed = true,
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => changed = true,
+            c => out.push(c),
+        }
+    }
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_go_text_stays() {
+        assert_eq!(strip_controls("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(strip_controls("a\0b\x07c"), "abc");
+        assert_eq!(strip_controls("\x1b[31mred\x1b[0m done"), "red done");
+        assert_eq!(strip_controls("\x1b]0;title\x07after"), "after");
+        assert_eq!(strip_controls("abc\u{202e}fed"), "abcfed");
+        assert_eq!(strip_controls("é ü — ✓"), "é ü — ✓");
+        assert!(matches!(strip_controls("é — ✓"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn cuts_count_characters() {
+        assert_eq!(cut_chars("héllo", 2), "hé");
+        assert_eq!(cut_chars("hi", 5), "hi");
+    }
+}
