@@ -327,21 +327,23 @@ impl Redactor {
             spare: String::new(),
         };
         let mut cur: Cow<'a, str> = Cow::Borrowed(text);
-        // Home dirs and user names go first, so that the other rules see the
-        // text as it will finally read (`-u /home/dana:pw` becomes
-        // `-u ~:pw`, which the basic-auth rule then matches).
-        // The table's patterns go last: they catch what the specific rules
-        // (tokens, URLs, assignments) left, never take it from them.
+        // Secrets first, on the text as written: a home path glued to the
+        // next word (`C:\Users\ZolCookie: …` in a cut line) must not take
+        // the secret's context with it. Homes and names go last; the next
+        // round sees the text as it will finally read (`-u /home/dana:pw`
+        // becomes `-u ~:pw`, which the basic-auth rule then matches).
+        // The table's patterns come after the specific rules (tokens, URLs,
+        // assignments): they catch what those left, never take it from them.
         for stage in 0..8 {
             let out = match stage {
-                0 if people => self.stage_people(&cur, &mut st),
-                1 if rest => self.stage_private_key(&cur, &mut st),
-                2 => self.stage_extras(&cur, &mut st, &patterns, false),
-                7 => self.stage_extras(&cur, &mut st, &patterns, true),
-                3 if url => self.stage_url_credentials(&cur, &mut st),
-                4 if rest => self.stage_tokens(&cur, &mut st),
-                5 if rest => self.stage_auth_header(&cur, &mut st),
-                6 if rest => self.stage_assignment(&cur, &mut st),
+                0 if rest => self.stage_private_key(&cur, &mut st),
+                1 => self.stage_extras(&cur, &mut st, &patterns, false),
+                2 if url => self.stage_url_credentials(&cur, &mut st),
+                3 if rest => self.stage_tokens(&cur, &mut st),
+                4 if rest => self.stage_auth_header(&cur, &mut st),
+                5 if rest => self.stage_assignment(&cur, &mut st),
+                6 => self.stage_extras(&cur, &mut st, &patterns, true),
+                7 if people => self.stage_people(&cur, &mut st),
                 _ => None,
             };
             if let Some(s) = out {

@@ -996,3 +996,13 @@ fn the_table_is_sound() {
         assert!(!t.keywords.is_empty(), "token {} has no keyword", t.kind);
     }
 }
+
+#[test]
+fn a_home_glued_to_a_word_keeps_the_secret_context() {
+    // A line cut in the middle of a path runs into the next one: the home
+    // rule must not eat `Cookie` before the cookie rule has seen it.
+    let t = "09:00 C:\\Users\\ZolCookie: sessionid=sessKpRVYisPDQsKjCzbQEuDt; theme=dark\n";
+    let out = r(t);
+    assert!(!out.contains("sessKpRV"), "{out:?}");
+    assert!(out.contains("[REDACTED:cookie]"), "{out:?}");
+}

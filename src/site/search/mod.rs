@@ -363,7 +363,8 @@ pub fn write_index<E>(
         let mut part = 0;
         let mut body = String::new();
         for d in docs {
-            let json = serde_json::to_string(d).unwrap_or_default();
+            let json =
+                crate::base::text::json_for_script(&serde_json::to_string(d).unwrap_or_default());
             if !body.is_empty() && body.len() + json.len() > shard_bytes {
                 let name = shard_name(&key, part);
                 emit(&format!("search/{name}.js"), close_shard(body).as_bytes())?;
@@ -384,7 +385,9 @@ pub fn write_index<E>(
             names.push(name);
         }
     }
-    let manifest = serde_json::to_string(&names).unwrap_or_else(|_| "[]".into());
+    let manifest = crate::base::text::json_for_script(
+        &serde_json::to_string(&names).unwrap_or_else(|_| "[]".into()),
+    );
     emit(
         "search/index.js",
         format!("ccwikiSearch.shards({manifest});\n").as_bytes(),
