@@ -103,8 +103,9 @@ fn leaky(dir: &Path) -> Fixture {
             };
             let shaped = shape(kind, &value);
             // `ls -l` output with the owner's name and escaped paths as filler
-            let filler = "drwxr-xr-x 1 Zoltan 197610 0 Feb  1 09:00 C:\\Users\\Zoltan\\work\\orbit\\src\n"
-                .repeat(8);
+            let filler =
+                "drwxr-xr-x 1 Zoltan 197610 0 Feb  1 09:00 C:\\Users\\Zoltan\\work\\orbit\\src\n"
+                    .repeat(8);
             let at = offset.min(filler.len());
             let output = format!("{}{}\n{}", &filler[..at], shaped, &filler[at..]);
             n += 1;
@@ -113,11 +114,13 @@ fn leaky(dir: &Path) -> Fixture {
                 "message":{"id":format!("m{n}"),"model":"claude-opus-4-6","content":[
                     {"type":"tool_use","id":format!("t{n}"),"name":"Bash","input":{"command":"dir"}}]}})
             .to_string());
-            lines.push(json!({"type":"user","sessionId":"w1","uuid":format!("r{n}"),"cwd":cwd,
+            lines.push(
+                json!({"type":"user","sessionId":"w1","uuid":format!("r{n}"),"cwd":cwd,
                 "timestamp":"2026-02-01T09:00:06Z",
                 "message":{"role":"user","content":[
                     {"type":"tool_result","tool_use_id":format!("t{n}"),"content":output}]}})
-            .to_string());
+                .to_string(),
+            );
             all_secrets.push(value);
         }
     }
@@ -197,7 +200,9 @@ fn nothing_private_reaches_the_site_or_the_search() {
     assert!(
         tree.keys().any(|p| p.starts_with("projects/notes/")),
         "{:?}",
-        tree.keys().filter(|p| p.starts_with("projects/")).collect::<Vec<_>>()
+        tree.keys()
+            .filter(|p| p.starts_with("projects/"))
+            .collect::<Vec<_>>()
     );
 
     for query in ["Zoltan", "orbit", "Cookie", "session", "quintessa", "notes"] {
