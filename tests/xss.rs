@@ -979,11 +979,18 @@ fn every_output_file_is_inert() {
         "<script>alert(1)</script>",
         "javascript:alert(1)",
     ] {
-        let json = serde_json::to_string(needle).unwrap();
+        // Held, escaped: no raw markup characters in a script file.
+        let json = ccwiki::base::text::json_for_script(&serde_json::to_string(needle).unwrap());
         assert!(
             shard_text.contains(json.trim_matches('"')),
             "the search index never holds {needle:?}"
         );
+        if needle.contains('<') {
+            assert!(
+                !shard_text.contains(needle),
+                "the search index holds raw {needle:?}"
+            );
+        }
     }
 }
 
