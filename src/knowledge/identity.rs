@@ -67,10 +67,7 @@ impl Identity {
     /// A project folder name, when no known home explains it.
     pub fn add_folder(&mut self, folder: &str) {
         let explained = self.homes.iter().any(|h| {
-            let dashed: String = h
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-                .collect();
+            let dashed = crate::source::discover::folder_name(h);
             folder
                 .get(..dashed.len())
                 .is_some_and(|p| p.eq_ignore_ascii_case(&dashed))

@@ -76,6 +76,7 @@ impl Pipeline {
     /// Check what can be checked before any data is read: the user's
     /// patterns and globs.
     pub fn check(&self) -> Result<(), Error> {
+        Excluder::new(&self.exclude)?;
         self.redactor(&Identity::default()).map(|_| ())
     }
 

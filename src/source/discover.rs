@@ -96,6 +96,15 @@ pub fn discover(sources: &[PathBuf]) -> Result<Sources, Error> {
     Ok(out)
 }
 
+/// The folder Claude Code keeps a project's files in, named after its path:
+/// every character but ASCII letters and digits becomes `-`
+/// (`/home/dana/x.y` is `-home-dana-x-y`).
+pub fn folder_name(path: &str) -> String {
+    path.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
 fn data_root(source: &Path) -> PathBuf {
     let looks_like_root =
         source.join("projects").is_dir() || source.join("history.jsonl").is_file();

@@ -67,9 +67,12 @@ pub struct FileDigest {
 
 /// True the first time `(tag, raw)` is seen in `seen`.
 fn first_time(seen: &mut BTreeSet<u64>, tag: &[u8], raw: &str) -> bool {
-    let mut key = tag.to_vec();
-    key.extend_from_slice(raw.as_bytes());
-    seen.insert(crate::base::hash::hash_bytes(&key))
+    use std::hash::Hasher;
+    // (runs for every line: hashed in place, nothing allocated)
+    let mut h = crate::base::hash::hasher();
+    h.write(tag);
+    h.write(raw.as_bytes());
+    seen.insert(h.finish())
 }
 
 /// Hash a uuid the same way everywhere.

@@ -312,15 +312,11 @@ impl Redactor {
         }
         // All on the original text: replacing names and homes (`user`, `~`
         // next to a non-alphanumeric character) creates no trigger literal.
-        let people = self.people.is_some();
         let url = !use_trigger || memmem::find(text.as_bytes(), b"://").is_some();
         let rest = !use_trigger
             || text.len() > SHORT_TEXT
             || self.trigger_rest.iter().any(|t| t.is_match(text));
         let patterns = self.patterns_for(text, use_trigger);
-        if !(people || url || rest || patterns.iter().any(|p| *p)) {
-            return Cow::Borrowed(text);
-        }
         let mut st = State {
             counts: Vec::new(),
             markers: marker_spans(text),
@@ -343,7 +339,7 @@ impl Redactor {
                 4 if rest => self.stage_auth_header(&cur, &mut st),
                 5 if rest => self.stage_assignment(&cur, &mut st),
                 6 => self.stage_extras(&cur, &mut st, &patterns, true),
-                7 if people => self.stage_people(&cur, &mut st),
+                7 => self.stage_people(&cur, &mut st),
                 _ => None,
             };
             if let Some(s) = out {

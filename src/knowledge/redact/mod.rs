@@ -117,7 +117,7 @@ pub struct Redactor {
     /// Keyword index -> index into `extras`.
     keyword_pattern: Vec<usize>,
     /// Home directories and user names, see `people.rs`.
-    people: Option<people::People>,
+    people: people::People,
 }
 
 struct TokenPass {

@@ -107,7 +107,7 @@ const OTHER_HOME: usize = 2;
 const NAME: usize = 3;
 
 impl People {
-    pub(super) fn new(cfg: &RedactConfig) -> Result<Option<People>, PatternError> {
+    pub(super) fn new(cfg: &RedactConfig) -> Result<People, PatternError> {
         // Home directories, longest first so /home/dana2 wins over /home/dana
         // (the right-boundary check would reject the shorter one anyway).
         let mut homes: Vec<String> = Vec::new();
@@ -154,7 +154,7 @@ impl People {
         let re = build("home", &alts.join("|"))?;
         let group = |name: &str| re.capture_names().position(|n| n == Some(name));
         let groups = [group("h"), group("d"), group("o"), group("u")];
-        Ok(Some(People { re, groups }))
+        Ok(People { re, groups })
     }
 }
 
@@ -271,7 +271,7 @@ impl Redactor {
     /// position a home path wins, so `/home/dana` becomes `~`, not
     /// `/home/user`; a rejected home still lets its user name be replaced.
     pub(super) fn stage_people(&self, text: &str, st: &mut State) -> Option<String> {
-        let people = self.people.as_ref()?;
+        let people = &self.people;
         let mut rw = Rewriter::new(text, st);
         let mut locs = people.re.capture_locations();
         let mut pos = 0;
@@ -303,8 +303,6 @@ impl Redactor {
 fn home_pattern(home: &str) -> Option<String> {
     let b = home.as_bytes();
     let parts: Vec<&str> = home.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
-    // a separator as written in text: /, \, or JSON-escaped \\ (and \\\\)
-    const SEP: &str = r"(?:\\{1,4}|/)";
     if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
         if parts.len() < 2 {
             return None;
@@ -348,10 +346,7 @@ fn dashed_pattern(home: &str) -> Option<String> {
     if name == "root" {
         return None;
     }
-    let dashed: String = home
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
+    let dashed = crate::source::discover::folder_name(home);
     let windows = home.as_bytes().get(1) == Some(&b':');
     Some(if windows {
         format!("(?i:{})", regex::escape(&dashed))
