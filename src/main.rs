@@ -132,6 +132,9 @@ struct BuildArgs {
     /// Ignore and do not keep the incremental cache (a cold build).
     #[arg(long)]
     no_cache: bool,
+    /// Write a redaction report to FILE (outside the site): what was replaced, by kind and page, and what still looks private.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
     /// List every skipped line and file, not just the first few.
     #[arg(long, short = 'v')]
     verbose: bool,
@@ -288,6 +291,7 @@ fn run_build(args: BuildArgs) -> ExitCode {
         theme: args.theme.clone(),
         base_path: args.base_path.clone(),
         no_cache: args.no_cache,
+        report: args.report.clone(),
     };
     let mut opts = match options::build_options(&data, &site) {
         Ok(o) => o,
@@ -379,6 +383,13 @@ fn print_summary(r: &BuildReport, args: &BuildArgs, out: &std::path::Path, redac
         println!("  redacted: {}", parts.join(", "));
     } else if !redacted {
         println!("  redaction is OFF: check the output before publishing it");
+    }
+    if let Some(path) = &args.report {
+        println!(
+            "  redaction report: {} ({} residual suspects to check)",
+            path.display(),
+            r.suspects
+        );
     }
     if !r.skips.is_empty() {
         let lines = r.skips.iter().filter(|s| s.line.is_some()).count();

@@ -199,3 +199,61 @@ fn turns_held_during_a_build_leave_no_file_behind() {
     assert!(err.contains("plain-file"), "{err}");
     assert!(!tmp.path().join("site3").exists());
 }
+
+#[test]
+fn report_lists_replacements_markers_and_suspects_outside_the_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let report = tmp.path().join("redaction.md");
+    let out = ccwiki()
+        .args(["build", "--source"])
+        .arg(demo())
+        .arg("--out")
+        .arg(&site)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("redaction report:"), "{summary}");
+    let md = std::fs::read_to_string(&report).unwrap();
+    // totals by kind, from the redactor's own count
+    assert!(md.contains("| aws-access-key | 1 |"), "{md}");
+    assert!(md.contains("| home |"), "{md}");
+    // markers by page, read off the written page
+    let page_row = md
+        .lines()
+        .find(|l| l.starts_with("| sessions/7c2d9e40/index.html |"))
+        .unwrap_or_else(|| panic!("no marker row for the .env session: {md}"));
+    assert!(page_row.contains("jwt 1") && page_row.contains("aws-secret 1"));
+    // a private host the rules do not replace is a suspect
+    assert!(md.contains("| `db.staging.internal` |"), "{md}");
+    // the report is not part of the site
+    assert!(!site.join("redaction.md").exists());
+
+    // Inside the site: refused before anything is written.
+    let inside = site.join("report.md");
+    let before = std::fs::read_dir(&site).unwrap().count();
+    let out = ccwiki()
+        .args(["build", "--source"])
+        .arg(demo())
+        .arg("--out")
+        .arg(&site)
+        .arg("--report")
+        .arg(&inside)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("inside the site") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!inside.exists());
+    assert_eq!(std::fs::read_dir(&site).unwrap().count(), before);
+}

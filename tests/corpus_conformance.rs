@@ -538,3 +538,101 @@ fn reading_in_pieces_equals_reading_in_one_go() {
     }
     assert!(files > 400, "{files} files");
 }
+
+/// The user names that project folders spell (`-Users-X-…`, `-home-X-…`,
+/// `C--Users-X-…`), but for account names that are not people's.
+fn folder_users(dir: &Path) -> BTreeMap<String, String> {
+    const ACCOUNTS: &[&str] = &[
+        "administrator",
+        "admin",
+        "root",
+        "ubuntu",
+        "runner",
+        "user",
+        "jenkins",
+        "workspaces",
+    ];
+    let mut names = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(dir.join("projects")) else {
+        return names;
+    };
+    for e in entries.filter_map(Result::ok) {
+        let folder = e.file_name().to_string_lossy().into_owned();
+        let rest = ["-Users-", "-home-"]
+            .iter()
+            .find_map(|p| folder.strip_prefix(p))
+            .or_else(|| {
+                let b = folder.as_bytes();
+                (b.len() > 9
+                    && b[0].is_ascii_alphabetic()
+                    && folder[1..].to_ascii_lowercase().starts_with("--users-"))
+                .then(|| &folder[9..])
+            });
+        if let Some(name) = rest.and_then(|r| r.split('-').next()) {
+            let lower = name.to_lowercase();
+            if name.len() >= 3 && !ACCOUNTS.contains(&lower.as_str()) {
+                names.insert(lower, folder.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Whether `name` stands in `text` as a word of its own (case-insensitive).
+fn has_word(text: &str, name: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(name).map(|i| i + from) {
+        let before = lower[..i].chars().next_back();
+        let after = lower[i + name.len()..].chars().next();
+        let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        if !alnum(before) && !alnum(after) {
+            let mut start = i.saturating_sub(40);
+            while !lower.is_char_boundary(start) {
+                start -= 1;
+            }
+            return Some(lower[start..].chars().take(90).collect());
+        }
+        from = i + name.len();
+    }
+    None
+}
+
+/// With default settings, no user name a project folder spells reaches
+/// the site: not in a page, a search shard, a file name.
+#[test]
+fn corpus_user_names_stay_out_of_the_sites() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for root in data_roots() {
+        let dir = claude_dir(&root);
+        let users = folder_users(&dir);
+        if users.is_empty() {
+            continue;
+        }
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let out = tmp.path().join("site");
+        if let Err(e) = ccwiki::build(&common::options(vec![root.clone()], out.clone())) {
+            failures.push(format!("{}: build failed: {e}", root.display()));
+            continue;
+        }
+        for (path, bytes) in common::read_tree(&out) {
+            let body = String::from_utf8_lossy(&bytes);
+            for (name, folder) in &users {
+                for (what, text) in [("file name", path.as_str()), ("file", &body)] {
+                    if let Some(around) = has_word(text, name) {
+                        failures.push(format!(
+                            "{what} {path} holds {name:?} (from folder {folder}): …{around}…"
+                        ));
+                    }
+                }
+            }
+        }
+        checked += users.len();
+    }
+    assert!(
+        checked >= 5,
+        "the corpus should name several users in folder names, saw {checked}"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

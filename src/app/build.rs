@@ -1,5 +1,6 @@
 //! The whole build: every phase in order, timed, with a report.
 
+use crate::app::audit;
 use crate::base::error::Error;
 pub use crate::base::progress::Progress;
 use crate::base::skip::Skip;
@@ -39,6 +40,8 @@ pub struct BuildOptions {
     /// user's cache directory (`$CCWIKI_CACHE_DIR`, else
     /// `$XDG_CACHE_HOME/ccwiki`, else `~/.cache/ccwiki`).
     pub cache_dir: Option<PathBuf>,
+    /// Where to write the redaction report (outside the site), if at all.
+    pub report: Option<PathBuf>,
     /// Where to report progress (nowhere by default).
     pub progress: Progress,
 }
@@ -72,6 +75,7 @@ impl BuildOptions {
             extra: serde_json::Map::new(),
             cache: true,
             cache_dir: None,
+            report: None,
             progress: Progress::default(),
         }
     }
@@ -102,6 +106,8 @@ pub struct BuildReport {
     pub skips: Vec<Skip>,
     /// Replacements made by redaction, by kind.
     pub redactions: BTreeMap<String, u64>,
+    /// Residual suspects the redaction report lists (with `report`).
+    pub suspects: usize,
     /// Wall time per phase, in order.
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -139,6 +145,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     // Refuse a foreign output directory, a bad pattern or a broken template
     // before doing any work.
     write::check_output(&opts.out)?;
+    if let Some(r) = &opts.report {
+        audit::check_report_path(r, &opts.out)?;
+    }
     let pipeline = opts.pipeline();
     pipeline.check()?;
     let theme = crate::output::theme::resolve(&opts.theme, opts.site_dir.as_deref())?;
@@ -192,6 +201,12 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.files_unchanged = written.unchanged;
     report.bytes_written = written.bytes;
     manifest.save(written.manifest);
+    if let Some(path) = &opts.report {
+        let found = timed(&mut report, "audit", || audit::audit_site(&opts.out))?;
+        let md = audit::report_markdown(&opts.out, &report.redactions, &found);
+        std::fs::write(path, md).map_err(|e| Error::io(path, e))?;
+        report.suspects = found.suspects.len();
+    }
     report.skips.sort();
     report.skips.dedup();
     Ok(report)

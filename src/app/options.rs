@@ -25,6 +25,8 @@ pub struct SiteFlags {
     pub theme: Option<String>,
     pub base_path: Option<String>,
     pub no_cache: bool,
+    /// Where to write the redaction report.
+    pub report: Option<PathBuf>,
 }
 
 /// `$CLAUDE_CONFIG_DIR` (a comma-separated list), else `~/.claude`.
@@ -96,6 +98,7 @@ pub fn build_options(data: &DataFlags, site: &SiteFlags) -> Result<BuildOptions,
         opts.base_path = b;
     }
     opts.cache = !site.no_cache;
+    opts.report = site.report.clone();
     opts.site_dir = loaded.dir.clone();
     opts.extra = c
         .extra

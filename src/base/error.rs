@@ -34,6 +34,9 @@ pub enum Error {
     /// A redaction pattern from the configuration is not a valid regex.
     #[error("redaction pattern {kind:?}: {message}")]
     Pattern { kind: String, message: String },
+    /// The redaction report would be written inside the site.
+    #[error("report {} is inside the site {}: the report quotes what may be private, write it elsewhere", report.display(), out.display())]
+    ReportInSite { report: PathBuf, out: PathBuf },
 }
 
 impl Error {

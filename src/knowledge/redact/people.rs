@@ -195,9 +195,34 @@ fn bounded(text: &str, s: usize, e: usize, group: usize) -> bool {
                 Some('n' | 't' | 'r') => text[..s - 1].ends_with('\\'),
                 Some(_) => false,
             };
-            left_ok && after.is_none_or(|c| !c.is_alphanumeric())
+            left_ok && (after.is_none_or(|c| !c.is_alphanumeric()) || machine_name(&text[e..]))
         }
     }
+}
+
+/// Whether what follows a user name makes it a machine's name, as macOS
+/// and Windows name them after their owner: `dana` in `danas-MacBook-Pro`,
+/// `Dana-PC`, `liuhanwendeMacBook-Air` (a Chinese system's "的").
+fn machine_name(rest: &str) -> bool {
+    let possessive = ["'s", "’s", "s", "de", "的"]
+        .iter()
+        .find_map(|p| rest.strip_prefix(p));
+    let r = possessive.unwrap_or(rest);
+    let dashed = r.strip_prefix(['-', '_']);
+    if possessive.is_none() && dashed.is_none() {
+        return false;
+    }
+    let r = dashed.unwrap_or(r);
+    let word: String = r
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    word.starts_with("macbook")
+        || matches!(
+            word.as_str(),
+            "imac" | "mac" | "macmini" | "mbp" | "pc" | "laptop" | "desktop" | "workstation"
+        )
 }
 
 impl Redactor {

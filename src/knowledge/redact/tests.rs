@@ -586,6 +586,12 @@ fn usernames() {
         red.redact("Danaher danas adana dana2"),
         "Danaher danas adana dana2"
     );
+    // machines named after their owner
+    assert_eq!(
+        red.redact("dana@danas-MacBook-Pro ~ % ls; Dana-PC; danadeMacBook-Air; dana的MacBook"),
+        "user@users-MacBook-Pro ~ % ls; user-PC; userdeMacBook-Air; user的MacBook"
+    );
+    assert_eq!(red.redact("danas-notes danapc"), "danas-notes danapc");
     // too short or too common: never replaced as words
     assert_eq!(red.redact("bo admin bob"), "bo admin bob");
     assert_eq!(red.redact("kim.lee wrote"), "user wrote");
