@@ -212,21 +212,37 @@ fn strip_frontmatter(text: &str) -> &str {
     }
 }
 
-/// `[[Name]]` or `[[Name|label]]` targets in a Markdown body, in order.
-pub fn wikilinks(body: &str) -> Vec<(String, Option<String>)> {
+/// A `[[Name]]` or `[[Name|label]]` link in a Markdown body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WikiLink {
+    /// Where `[[…]]` stands in the body, brackets included.
+    pub span: std::ops::Range<usize>,
+    pub target: String,
+    pub label: Option<String>,
+}
+
+/// The `[[wikilinks]]` of a Markdown body, in order, in one pass.
+pub fn wikilinks(body: &str) -> Vec<WikiLink> {
     let mut out = Vec::new();
-    let mut rest = body;
-    while let Some(start) = rest.find("[[") {
-        let after = &rest[start + 2..];
-        let Some(end) = after.find("]]") else { break };
-        let inner = &after[..end];
+    let mut pos = 0;
+    while let Some(start) = body[pos..].find("[[").map(|s| s + pos) {
+        let inner_start = start + 2;
+        let Some(end) = body[inner_start..].find("]]").map(|e| e + inner_start) else {
+            break;
+        };
+        let inner = &body[inner_start..end];
         if !inner.contains('\n') && !inner.trim().is_empty() {
-            match inner.split_once('|') {
-                Some((t, l)) => out.push((t.trim().to_string(), Some(l.trim().to_string()))),
-                None => out.push((inner.trim().to_string(), None)),
-            }
+            let (target, label) = match inner.split_once('|') {
+                Some((t, l)) => (t.trim().to_string(), Some(l.trim().to_string())),
+                None => (inner.trim().to_string(), None),
+            };
+            out.push(WikiLink {
+                span: start..end + 2,
+                target,
+                label,
+            });
         }
-        rest = &after[end + 2..];
+        pos = end + 2;
     }
     out
 }
@@ -251,11 +267,17 @@ mod tests {
 
     #[test]
     fn wikilink_targets() {
+        let body = "see [[Alpha]] and [[b|the b]] but not [[\n]]";
+        let links = wikilinks(body);
+        let found: Vec<(&str, Option<&str>, &str)> = links
+            .iter()
+            .map(|l| (l.target.as_str(), l.label.as_deref(), &body[l.span.clone()]))
+            .collect();
         assert_eq!(
-            wikilinks("see [[Alpha]] and [[b|the b]] but not [[\n]]"),
+            found,
             vec![
-                ("Alpha".to_string(), None),
-                ("b".to_string(), Some("the b".to_string()))
+                ("Alpha", None, "[[Alpha]]"),
+                ("b", Some("the b"), "[[b|the b]]")
             ]
         );
     }

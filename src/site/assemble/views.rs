@@ -229,7 +229,7 @@ pub struct TimelineDay {
     pub entries: Vec<TimelineEntry>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct TimelineView {
     pub month: Option<String>,
     pub months: Vec<MonthBar>,

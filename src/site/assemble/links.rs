@@ -1,0 +1,435 @@
+//! The link table: which project each session and memory belongs to, the
+//! path of every page, and memory bodies with their links resolved. Every
+//! page kind reads it; none of them decides a path on its own.
+
+use super::format::{date_time, day, duration};
+use super::views::{Link, MemoryBody, MemoryCard, ProjectCard, SessionRow};
+use crate::base::skip::Skip;
+use crate::base::slugs::{slugify, SlugSet};
+use crate::knowledge::model::{short_id, Knowledge, MemoryKind};
+use crate::source::memory::wikilinks;
+use chrono::{DateTime, Utc};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A project: every session and memory that shares one `cwd`.
+#[derive(Debug, Default)]
+pub(super) struct Project {
+    pub name: String,
+    /// The normalised `cwd` (the key it is filed under).
+    pub path: String,
+    pub href: String,
+    pub sessions: Vec<usize>,
+    pub memories: Vec<usize>,
+}
+
+/// Normalise a `cwd` to a project key: no trailing separator, Windows drive
+/// letters upper-cased with backslashes (`c:/x` and `C:\x` are one project).
+pub fn project_key(cwd: &str) -> String {
+    let t = cwd.trim();
+    let b = t.as_bytes();
+    if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+        let mut s = t.replace('/', "\\");
+        s.replace_range(0..1, &t[0..1].to_ascii_uppercase());
+        let trimmed = s.trim_end_matches('\\');
+        return if trimmed.len() <= 2 {
+            format!("{trimmed}\\")
+        } else {
+            trimmed.to_string()
+        };
+    }
+    let trimmed = t.trim_end_matches('/');
+    if trimmed.is_empty() {
+        t.to_string()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// The name a project is shown under: its last path component.
+fn project_name(key: &str) -> String {
+    if key == "~" {
+        return "home (~)".to_string();
+    }
+    key.rsplit(['/', '\\'])
+        .find(|s| !s.is_empty())
+        .unwrap_or(key)
+        .to_string()
+}
+
+/// Best effort for a folder with no `cwd` anywhere: `-home-x-y` → `/home/x/y`.
+fn decode_folder(dir: &str) -> String {
+    if dir.len() > 2 && dir.as_bytes()[1] == b'-' && dir.as_bytes()[2] == b'-' {
+        return format!(
+            "{}:\\{}",
+            &dir[..1].to_ascii_uppercase(),
+            dir[3..].replace('-', "\\")
+        );
+    }
+    dir.replace('-', "/")
+}
+
+/// Where each memory kind lives in the site.
+pub(super) fn memory_section(kind: &MemoryKind) -> &'static str {
+    match kind {
+        MemoryKind::Feedback => "skills",
+        MemoryKind::Reference => "references",
+        _ => "notes",
+    }
+}
+
+/// Every page's path and every cross-reference, decided once.
+pub(super) struct Links<'m> {
+    pub model: &'m Knowledge,
+    /// Projects by key (normalised `cwd`).
+    pub projects: BTreeMap<String, Project>,
+    /// The project key of each session; None for one with nothing to show.
+    pub session_project: Vec<Option<String>>,
+    /// The project key of each memory.
+    pub memory_project: Vec<String>,
+    pub memory_href: Vec<String>,
+    /// The first page of each session that has one.
+    pub session_href: Vec<Option<String>>,
+    sessions_by_id: HashMap<&'m str, usize>,
+    /// Sessions with a page, newest first.
+    pub sessions: Vec<usize>,
+    /// Session files with nothing to show.
+    pub empty_sessions: usize,
+    /// Memory bodies with `[[links]]` and `(x.md)` links pointing at pages.
+    pub bodies: Vec<String>,
+    /// (title, href) of the memories that link to each memory.
+    pub backlinks: Vec<BTreeSet<(String, String)>>,
+}
+
+impl<'m> Links<'m> {
+    /// The table for `model`; links that lead nowhere are reported in `skips`.
+    pub fn new(model: &'m Knowledge, skips: &mut Vec<Skip>) -> Links<'m> {
+        let (mut projects, session_project, empty_sessions) = file_projects(model);
+        let mut project_slugs = SlugSet::default();
+        for (key, p) in projects.iter_mut() {
+            p.name = project_name(key);
+            p.path = key.clone();
+            p.href = format!("projects/{}/index.html", project_slugs.claim(&p.name));
+        }
+        let mut memory_project = vec![String::new(); model.memories.len()];
+        for (key, p) in &projects {
+            for &m in &p.memories {
+                memory_project[m] = key.clone();
+            }
+        }
+        let mut section_slugs: HashMap<&str, SlugSet> = HashMap::new();
+        let memory_href = model
+            .memories
+            .iter()
+            .map(|m| {
+                let section = memory_section(&m.kind);
+                let slug = section_slugs.entry(section).or_default().claim(&m.name);
+                format!("{section}/{slug}/index.html")
+            })
+            .collect();
+        let mut session_slugs = SlugSet::default();
+        let session_href: Vec<Option<String>> = model
+            .sessions
+            .iter()
+            .zip(&session_project)
+            .map(|(s, p)| {
+                p.as_ref().map(|_| {
+                    format!(
+                        "sessions/{}/index.html",
+                        session_slugs.claim(short_id(&s.id))
+                    )
+                })
+            })
+            .collect();
+        let sessions_by_id = model
+            .sessions
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| session_href[*i].is_some())
+            .map(|(i, s)| (s.id.as_str(), i))
+            .collect();
+        let mut links = Links {
+            model,
+            projects,
+            session_project,
+            memory_project,
+            memory_href,
+            session_href,
+            sessions_by_id,
+            sessions: Vec::new(),
+            empty_sessions,
+            bodies: Vec::new(),
+            backlinks: Vec::new(),
+        };
+        let mut sessions: Vec<usize> = (0..model.sessions.len())
+            .filter(|i| links.session_href[*i].is_some())
+            .collect();
+        sessions.sort_by(|a, b| links.newest_first(*a, *b));
+        links.sessions = sessions;
+        links.link_bodies(skips);
+        links
+    }
+
+    /// Newest first, then by id for a stable order.
+    pub fn newest_first(&self, a: usize, b: usize) -> Ordering {
+        let (sa, sb) = (&self.model.sessions[a], &self.model.sessions[b]);
+        sb.started.cmp(&sa.started).then_with(|| sa.id.cmp(&sb.id))
+    }
+
+    pub fn project_link(&self, key: &str) -> Option<Link> {
+        self.projects.get(key).map(|p| Link {
+            title: p.name.clone(),
+            href: p.href.clone(),
+        })
+    }
+
+    /// The page of the session with this id, if it has one.
+    pub fn session_link(&self, id: &str) -> Option<Link> {
+        self.sessions_by_id.get(id).map(|&i| Link {
+            title: self.model.sessions[i].title(),
+            href: self.session_href[i].clone().unwrap_or_default(),
+        })
+    }
+
+    /// When the project was last active.
+    pub fn project_last(&self, p: &Project) -> Option<DateTime<Utc>> {
+        let s = &self.model.sessions;
+        p.sessions
+            .iter()
+            .filter_map(|&i| s[i].ended.or(s[i].started))
+            .max()
+    }
+
+    pub fn project_card(&self, p: &Project) -> ProjectCard {
+        ProjectCard {
+            title: p.name.clone(),
+            href: p.href.clone(),
+            path: p.path.clone(),
+            sessions: p.sessions.len(),
+            memories: p.memories.len(),
+            last_active: day(self.project_last(p)),
+        }
+    }
+
+    pub fn memory_card(&self, i: usize) -> MemoryCard<'m> {
+        let m = &self.model.memories[i];
+        MemoryCard {
+            title: &m.name,
+            href: self.memory_href[i].clone(),
+            description: &m.description,
+            kind: m.kind.label(),
+            project: self.project_link(&self.memory_project[i]),
+        }
+    }
+
+    pub fn memory_body(&self, i: usize) -> MemoryBody<'m> {
+        let m = &self.model.memories[i];
+        MemoryBody {
+            title: &m.name,
+            href: self.memory_href[i].clone(),
+            description: &m.description,
+            kind: m.kind.label(),
+            body: self.bodies[i].clone(),
+        }
+    }
+
+    pub fn session_row(&self, i: usize) -> SessionRow {
+        let s = &self.model.sessions[i];
+        SessionRow {
+            title: s.title(),
+            href: self.session_href[i].clone().unwrap_or_default(),
+            date: date_time(s.started),
+            project: self.session_project[i]
+                .as_deref()
+                .and_then(|k| self.project_link(k)),
+            prompts: s.prompts,
+            duration: duration(s.started, s.ended),
+        }
+    }
+
+    /// Memories whose kind passes `pred`, in model order.
+    pub fn memories_where(&self, pred: impl Fn(&MemoryKind) -> bool) -> Vec<usize> {
+        (0..self.model.memories.len())
+            .filter(|&i| pred(&self.model.memories[i].kind))
+            .collect()
+    }
+
+    fn link_bodies(&mut self, skips: &mut Vec<Skip>) {
+        let resolver = Resolver::new(self);
+        let mut backlinks = vec![BTreeSet::new(); self.model.memories.len()];
+        let mut bodies = Vec::with_capacity(self.model.memories.len());
+        for (i, m) in self.model.memories.iter().enumerate() {
+            let (body, targets) = resolver.link_body(i, skips);
+            for t in targets.into_iter().filter(|t| *t != i) {
+                backlinks[t].insert((m.name.to_string(), self.memory_href[i].clone()));
+            }
+            bodies.push(body);
+        }
+        self.bodies = bodies;
+        self.backlinks = backlinks;
+    }
+}
+
+/// Projects keyed by normalised `cwd`; a memory goes with its folder's most
+/// frequent `cwd`, a folder with none by its decoded name. Returns the
+/// projects, each session's key, and how many sessions had nothing to show.
+fn file_projects(model: &Knowledge) -> (BTreeMap<String, Project>, Vec<Option<String>>, usize) {
+    let mut projects: BTreeMap<String, Project> = BTreeMap::new();
+    let mut folder_cwds: HashMap<(usize, &str), BTreeMap<String, usize>> = HashMap::new();
+    let mut session_project = vec![None; model.sessions.len()];
+    let mut empty = 0;
+    for (i, s) in model.sessions.iter().enumerate() {
+        if s.turns.is_empty() && s.subagents.is_empty() {
+            empty += 1;
+            continue;
+        }
+        let key = match &s.cwd {
+            Some(c) => {
+                let k = project_key(c);
+                *folder_cwds
+                    .entry((s.root, s.project_dir.as_str()))
+                    .or_default()
+                    .entry(k.clone())
+                    .or_insert(0) += 1;
+                k
+            }
+            None => decode_folder(&s.project_dir),
+        };
+        projects.entry(key.clone()).or_default().sessions.push(i);
+        session_project[i] = Some(key);
+    }
+    for (i, m) in model.memories.iter().enumerate() {
+        let key = folder_cwds
+            .get(&(m.root, m.project_dir.as_str()))
+            .and_then(|counts| {
+                counts
+                    .iter()
+                    .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+                    .map(|(k, _)| k.clone())
+            })
+            .unwrap_or_else(|| decode_folder(&m.project_dir));
+        projects.entry(key).or_default().memories.push(i);
+    }
+    (projects, session_project, empty)
+}
+
+/// Resolves links between memories.
+struct Resolver<'a> {
+    model: &'a Knowledge,
+    hrefs: &'a [String],
+    projects: &'a [String],
+    /// Lower-cased name, stem and slug → memory indexes.
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+impl<'a> Resolver<'a> {
+    fn new(links: &'a Links<'_>) -> Self {
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, m) in links.model.memories.iter().enumerate() {
+            for k in [
+                m.name.to_lowercase(),
+                m.stem.to_lowercase(),
+                slugify(&m.name),
+            ] {
+                let v = by_name.entry(k).or_default();
+                if !v.contains(&i) {
+                    v.push(i);
+                }
+            }
+        }
+        Resolver {
+            model: links.model,
+            hrefs: &links.memory_href,
+            projects: &links.memory_project,
+            by_name,
+        }
+    }
+
+    /// The memory `name` refers to, preferring one in the same project.
+    fn find(&self, from: usize, name: &str) -> Option<usize> {
+        let name = name.trim();
+        let name = name.strip_suffix(".md").unwrap_or(name);
+        let candidates = self
+            .by_name
+            .get(&name.to_lowercase())
+            .or_else(|| self.by_name.get(&slugify(name)))?;
+        candidates
+            .iter()
+            .copied()
+            .find(|&c| self.projects[c] == self.projects[from])
+            .or_else(|| candidates.first().copied())
+    }
+
+    /// The body of memory `i` with `[[X]]` and `(x.md)` links pointing at
+    /// pages, built in one pass over the body.
+    fn link_body(&self, i: usize, skips: &mut Vec<Skip>) -> (String, Vec<usize>) {
+        let m = &self.model.memories[i];
+        let body: &str = &m.body;
+        let mut targets = Vec::new();
+        let mut linked = String::with_capacity(body.len());
+        let mut at = 0;
+        for link in wikilinks(body) {
+            linked.push_str(&body[at..link.span.start]);
+            let shown = link.label.as_deref().unwrap_or(&link.target);
+            match self.find(i, &link.target) {
+                Some(t) => {
+                    targets.push(t);
+                    linked.push_str(&format!(
+                        "[{}](@/{})",
+                        escape_link_text(shown),
+                        self.hrefs[t]
+                    ));
+                }
+                None => {
+                    skips.push(Skip::file(
+                        &m.file,
+                        format!("wikilink [[{}]] matches no memory", link.target),
+                    ));
+                    linked.push_str(shown);
+                }
+            }
+            at = link.span.end;
+        }
+        linked.push_str(&body[at..]);
+        // Markdown links to sibling memory files: `](other.md)`.
+        let mut out = String::with_capacity(linked.len());
+        let mut rest = linked.as_str();
+        while let Some(pos) = rest.find("](") {
+            out.push_str(&rest[..pos + 2]);
+            let after = &rest[pos + 2..];
+            let end = after.find(')').unwrap_or(after.len());
+            let target = &after[..end];
+            let local = target.strip_prefix("./").unwrap_or(target);
+            if local.ends_with(".md") && !local.contains('/') && !local.contains(':') {
+                if let Some(t) = self.find(i, local) {
+                    targets.push(t);
+                    out.push_str(&format!("@/{}", self.hrefs[t]));
+                    rest = &after[end..];
+                    continue;
+                }
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        (out, targets)
+    }
+}
+
+fn escape_link_text(s: &str) -> String {
+    s.replace('[', "\\[").replace(']', "\\]")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_keys() {
+        assert_eq!(project_key("/home/a/x/"), "/home/a/x");
+        assert_eq!(project_key("c:/Users/A/x"), "C:\\Users\\A\\x");
+        assert_eq!(project_key("C:\\Users\\A\\x\\"), "C:\\Users\\A\\x");
+        assert_eq!(project_key("/"), "/");
+        assert_eq!(project_name("C:\\Users\\A\\web.site-v2"), "web.site-v2");
+        assert_eq!(project_name("/home/a/x"), "x");
+    }
+}

@@ -1,0 +1,198 @@
+//! How a long session is cut into pages, and the anchors and paths that
+//! point into them.
+
+use crate::knowledge::model::{Block, Turn};
+
+/// The anchor of each turn on its page: `p3` for the third prompt or
+/// answer, `a4`…; empty for turns without one. Search links use them.
+pub fn turn_anchors(turns: &[Turn], prefix: &str) -> Vec<String> {
+    turn_anchors_from(turns, prefix, 0)
+}
+
+/// The anchor letter of a turn that gets one: `p` for a prompt, `a` for an answer.
+pub(super) fn anchor_letter(t: &Turn) -> Option<char> {
+    match t {
+        Turn::Prompt { .. } => Some('p'),
+        Turn::Assistant { .. } => Some('a'),
+        _ => None,
+    }
+}
+
+/// [`turn_anchors`], numbering on after `anchored_before` anchored turns
+/// (those on a session's earlier pages).
+pub(super) fn turn_anchors_from(
+    turns: &[Turn],
+    prefix: &str,
+    anchored_before: usize,
+) -> Vec<String> {
+    let mut n = anchored_before;
+    turns
+        .iter()
+        .map(|t| match anchor_letter(t) {
+            Some(letter) => {
+                n += 1;
+                format!("{prefix}{letter}{n}")
+            }
+            None => String::new(),
+        })
+        .collect()
+}
+
+/// Text per session page: a longer conversation continues on pages 2, 3…
+/// so that no page is too big for a browser, or for memory while rendering.
+pub const PAGE_CHARS: usize = 400_000;
+
+/// Which page (0-based) each turn and each sub-agent of a session is on.
+#[derive(Debug, Clone, Default)]
+pub struct Paging {
+    pub turns: Vec<usize>,
+    pub subagents: Vec<usize>,
+    pub pages: usize,
+}
+
+fn turn_chars(t: &Turn) -> usize {
+    100 + match t {
+        Turn::Prompt { text, .. } | Turn::CommandOutput { text } => text.len(),
+        Turn::Assistant { blocks, .. } => blocks
+            .iter()
+            .map(|b| match b {
+                Block::Text(t) => t.len(),
+                Block::Tool(c) => c.name.len() + c.arg.len() + 40,
+            })
+            .sum(),
+        Turn::Command { name, args, .. } => name.len() + args.len(),
+        Turn::Compaction { summary, .. } => summary.as_ref().map_or(0, |t| t.len()),
+    }
+}
+
+/// Cut a session into pages of about [`PAGE_CHARS`]: the conversation first,
+/// then the sub-agents, a sub-agent never split.
+pub fn paginate(turns: &[Turn], agents: &[Vec<Turn>]) -> Paging {
+    let mut paging = Paging::default();
+    let (mut page, mut used) = (0, 0);
+    let mut place = |size: usize| {
+        if used > 0 && used + size > PAGE_CHARS {
+            page += 1;
+            used = 0;
+        }
+        used += size;
+        page
+    };
+    paging.turns = turns.iter().map(|t| place(turn_chars(t))).collect();
+    paging.subagents = agents
+        .iter()
+        .map(|a| place(200 + a.iter().map(turn_chars).sum::<usize>()))
+        .collect();
+    paging.pages = page + 1;
+    paging
+}
+
+impl Paging {
+    /// The turns and the sub-agents on `page`: contiguous ranges, since
+    /// pages are filled in order.
+    pub fn ranges(&self, page: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let range = |of: &[usize]| {
+            let start = of.iter().position(|p| *p >= page).unwrap_or(of.len());
+            let end = of.iter().position(|p| *p > page).unwrap_or(of.len());
+            start..end.max(start)
+        };
+        (range(&self.turns), range(&self.subagents))
+    }
+
+    /// What each page shows, in order.
+    pub fn spans(&self, turns: &[Turn]) -> Vec<PageSpan> {
+        let mut anchored_before = 0;
+        (0..self.pages)
+            .map(|page| {
+                let (turn_range, subagents) = self.ranges(page);
+                let span = PageSpan {
+                    turns: turn_range.clone(),
+                    subagents,
+                    anchored_before,
+                };
+                anchored_before += turns[turn_range]
+                    .iter()
+                    .filter(|t| anchor_letter(t).is_some())
+                    .count();
+                span
+            })
+            .collect()
+    }
+}
+
+/// The turns and sub-agents one page of a session shows.
+#[derive(Debug, Clone)]
+pub struct PageSpan {
+    pub(super) turns: std::ops::Range<usize>,
+    pub(super) subagents: std::ops::Range<usize>,
+    /// Prompts and answers on earlier pages: anchors continue after them.
+    pub(super) anchored_before: usize,
+}
+
+/// The path of page `page` (0-based) of the session whose first page is `first`.
+pub fn session_page_href(first: &str, page: usize) -> String {
+    if page == 0 {
+        return first.to_string();
+    }
+    let dir = first.strip_suffix("index.html").unwrap_or(first);
+    format!("{dir}{}/index.html", page + 1)
+}
+
+/// A link to `anchor` on page `page`, relative to the session's first page.
+pub fn session_anchor(page: usize, anchor: &str) -> String {
+    let fragment = if anchor.is_empty() {
+        String::new()
+    } else {
+        format!("#{anchor}")
+    };
+    if page == 0 {
+        fragment
+    } else {
+        format!("{}/index.html{fragment}", page + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_sessions_are_paginated() {
+        let big = "word ".repeat(PAGE_CHARS / 5 / 2 - 100);
+        let turns: Vec<Turn> = (0..5)
+            .map(|_| Turn::Prompt {
+                ts: None,
+                text: crate::knowledge::model::Text::test(&big),
+            })
+            .collect();
+        let agents = vec![vec![Turn::Prompt {
+            ts: None,
+            text: crate::knowledge::model::Text::test("small"),
+        }]];
+        let p = paginate(&turns, &agents);
+        assert_eq!(p.turns, vec![0, 0, 1, 1, 2]);
+        assert_eq!(p.subagents, vec![2]);
+        assert_eq!(p.pages, 3);
+        assert_eq!(
+            session_page_href("sessions/x/index.html", 0),
+            "sessions/x/index.html"
+        );
+        assert_eq!(
+            session_page_href("sessions/x/index.html", 2),
+            "sessions/x/3/index.html"
+        );
+        assert_eq!(session_anchor(0, "p1"), "#p1");
+        assert_eq!(session_anchor(1, "p9"), "2/index.html#p9");
+        assert_eq!(session_anchor(1, ""), "2/index.html");
+        assert_eq!(paginate(&[], &[]).pages, 1);
+        // Anchors go on counting across pages.
+        let spans = p.spans(&turns);
+        assert_eq!(spans.len(), 3);
+        assert_eq!(
+            spans.iter().map(|s| s.anchored_before).collect::<Vec<_>>(),
+            vec![0, 2, 4]
+        );
+        assert_eq!(spans[2].turns, 4..5);
+        assert_eq!(spans[2].subagents, 0..1);
+    }
+}

@@ -1,0 +1,132 @@
+//! The project list and one page per project.
+
+use super::format::day;
+use super::links::{Links, Project};
+use super::views::{ListView, MemoryBody, MemoryGroup, ProjectCard, ProjectView, ToolCount};
+use super::{Page, View};
+use crate::knowledge::model::{max_opt, min_opt, MemoryKind};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Every project as a card, most recently active first.
+pub(super) fn cards(l: &Links<'_>) -> Vec<ProjectCard> {
+    let mut by_recency: Vec<(&Project, _)> = l
+        .projects
+        .values()
+        .map(|p| (p, l.project_last(p)))
+        .collect();
+    by_recency.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.name.cmp(&b.0.name)));
+    by_recency.iter().map(|(p, _)| l.project_card(p)).collect()
+}
+
+/// The list of projects and each project's page.
+pub(super) fn pages<'m>(l: &Links<'m>, cards: &[ProjectCard]) -> Vec<Page<'m>> {
+    let mut pages = vec![Page {
+        path: "projects/index.html".into(),
+        template: "list.html",
+        title: "Projects".into(),
+        section: "projects",
+        view: View::List(ListView {
+            kind: "projects",
+            intro: "Every folder you worked in with Claude Code, most recent first.",
+            projects: cards.to_vec(),
+            memories: Vec::new(),
+            months: Vec::new(),
+        }),
+    }];
+    pages.extend(l.projects.iter().map(|(key, p)| Page {
+        path: p.href.clone(),
+        template: "project.html",
+        title: p.name.clone(),
+        section: "projects",
+        view: View::Project(project_view(l, key, p)),
+    }));
+    pages
+}
+
+type KindFilter = fn(&MemoryKind) -> bool;
+
+/// How a project's memories are grouped on its page (project facts stand
+/// apart, at the top).
+const GROUPS: [(&str, &str, KindFilter); 4] = [
+    ("skills", "Skills", |k| *k == MemoryKind::Feedback),
+    ("references", "References", |k| *k == MemoryKind::Reference),
+    ("user", "About you", |k| *k == MemoryKind::User),
+    ("notes", "Other notes", |k| {
+        matches!(k, MemoryKind::Other(_) | MemoryKind::Untyped)
+    }),
+];
+
+fn project_view<'m>(l: &Links<'m>, key: &str, p: &Project) -> ProjectView<'m> {
+    let model = l.model;
+    let mut sessions = p.sessions.clone();
+    sessions.sort_by(|a, b| l.newest_first(*a, *b));
+    let (mut first, mut last) = (None, None);
+    let mut branches = BTreeSet::new();
+    let mut models = BTreeSet::new();
+    let mut tools: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut files = BTreeSet::new();
+    let mut prompts = 0;
+    for &i in &sessions {
+        let s = &model.sessions[i];
+        first = min_opt(first, s.started);
+        last = max_opt(last, s.ended.or(s.started));
+        branches.extend(s.branches.iter().map(|t| t.as_str()));
+        models.extend(s.models.iter().map(|t| t.as_str()));
+        for (t, n) in &s.tools {
+            *tools.entry(t).or_insert(0) += n;
+        }
+        files.extend(s.files_touched.iter());
+        prompts += s.prompts;
+    }
+    let of_kind = |pred: KindFilter| -> Vec<usize> {
+        p.memories
+            .iter()
+            .copied()
+            .filter(|&i| pred(&model.memories[i].kind))
+            .collect()
+    };
+    let facts: Vec<MemoryBody> = of_kind(|k| *k == MemoryKind::Project)
+        .into_iter()
+        .map(|i| l.memory_body(i))
+        .collect();
+    let knowledge = GROUPS
+        .iter()
+        .map(|(kind, label, pred)| MemoryGroup {
+            kind,
+            label,
+            memories: of_kind(*pred)
+                .into_iter()
+                .map(|i| l.memory_card(i))
+                .collect(),
+        })
+        .filter(|g| !g.memories.is_empty())
+        .collect();
+    let mut tools = tool_counts(tools.into_iter());
+    tools.truncate(12);
+    ProjectView {
+        name: p.name.clone(),
+        path: key.to_string(),
+        first_active: day(first),
+        last_active: day(last),
+        branches: branches.into_iter().collect(),
+        models: models.into_iter().collect(),
+        facts,
+        knowledge,
+        sessions: sessions.iter().map(|&i| l.session_row(i)).collect(),
+        tools,
+        files_touched: files.len(),
+        prompts,
+    }
+}
+
+/// Tools by how often they were called, most first.
+pub(super) fn tool_counts<'a>(tools: impl Iterator<Item = (&'a str, u64)>) -> Vec<ToolCount> {
+    let mut out: Vec<ToolCount> = tools
+        .map(|(name, count)| ToolCount {
+            name: name.to_string(),
+            count,
+        })
+        .collect();
+    out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
+    out
+}

@@ -1,0 +1,258 @@
+//! The session list, and each session's pages: turns are read back from
+//! the spill only when a page is rendered.
+
+use super::format::{clock, date_time, duration, month_key};
+use super::links::Links;
+use super::paging::{paginate, session_page_href, turn_anchors_from, PageSpan};
+use super::projects::tool_counts;
+use super::views::{BlockView, Link, ListView, MonthGroup, SessionView, SubagentView, TurnView};
+use super::{Page, View};
+use crate::knowledge::model::{Block, CompactKind, Session, SubagentLayout, Turn};
+
+/// The list of sessions by month, newest first.
+pub(super) fn list<'m>(l: &Links<'m>) -> Page<'m> {
+    let mut months: Vec<MonthGroup> = Vec::new();
+    for &i in &l.sessions {
+        let m = l.model.sessions[i]
+            .started
+            .map(month_key)
+            .unwrap_or_else(|| "undated".into());
+        match months.last_mut() {
+            Some(g) if g.month == m => g.sessions.push(l.session_row(i)),
+            _ => months.push(MonthGroup {
+                month: m,
+                sessions: vec![l.session_row(i)],
+            }),
+        }
+    }
+    Page {
+        path: "sessions/index.html".into(),
+        template: "list.html",
+        title: "Sessions".into(),
+        section: "sessions",
+        view: View::List(ListView {
+            kind: "sessions",
+            intro: "Every conversation, newest first.",
+            projects: Vec::new(),
+            memories: Vec::new(),
+            months,
+        }),
+    }
+}
+
+/// Each session's pages and its search document. Each session's turns are
+/// read back once, in parallel, to lay out its pages and index it, then
+/// let go.
+pub(super) fn pages<'m>(
+    l: &Links<'m>,
+) -> Result<(Vec<Page<'m>>, Vec<crate::site::search::Doc>), crate::Error> {
+    use rayon::prelude::*;
+    let model = l.model;
+    let laid_out: Vec<(Vec<PageSpan>, crate::site::search::Doc)> = l
+        .sessions
+        .par_iter()
+        .map(|&i| {
+            let s = &model.sessions[i];
+            let (turns, agents) = model.spill.load_session(s)?;
+            let paging = paginate(&turns, &agents);
+            let project = l.session_project[i]
+                .as_deref()
+                .and_then(|k| l.projects.get(k))
+                .map(|p| p.name.as_str());
+            let doc = crate::site::search::session_doc(
+                s,
+                &turns,
+                &agents,
+                l.session_href[i].as_deref().unwrap_or_default(),
+                project,
+                &paging,
+            );
+            Ok((paging.spans(&turns), doc))
+        })
+        .collect::<Result<_, crate::Error>>()?;
+    let mut pages = Vec::new();
+    let mut docs = Vec::with_capacity(laid_out.len());
+    for (&i, (spans, doc)) in l.sessions.iter().zip(laid_out) {
+        docs.push(doc);
+        let s = &model.sessions[i];
+        let first = l.session_href[i].clone().unwrap_or_default();
+        let project = l.session_project[i]
+            .as_deref()
+            .and_then(|k| l.project_link(k));
+        let count = spans.len();
+        for (page, span) in spans.into_iter().enumerate() {
+            let title = if count > 1 {
+                format!("{} (page {} of {})", s.title(), page + 1, count)
+            } else {
+                s.title()
+            };
+            pages.push(Page {
+                path: session_page_href(&first, page),
+                template: "session.html",
+                title,
+                section: "sessions",
+                view: View::Session(SessionPage {
+                    session: s,
+                    spill: &model.spill,
+                    project: project.clone(),
+                    span,
+                    page,
+                    pages: count,
+                    first_href: first.clone(),
+                }),
+            });
+        }
+    }
+    Ok((pages, docs))
+}
+
+fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
+    turn_views_from(turns, prefix, 0)
+}
+
+/// Views of `turns`, whose anchors continue after `anchored_before` anchored
+/// turns (the turns of the session's earlier pages).
+fn turn_views_from<'a>(
+    turns: &'a [Turn],
+    prefix: &str,
+    anchored_before: usize,
+) -> Vec<TurnView<'a>> {
+    let anchors = turn_anchors_from(turns, prefix, anchored_before);
+    let mut after_assistant = false;
+    turns
+        .iter()
+        .zip(anchors)
+        .map(|(t, anchor)| {
+            let continued = after_assistant;
+            after_assistant = matches!(t, Turn::Assistant { .. });
+            (t, continued, anchor)
+        })
+        .map(|(t, continued, anchor)| match t {
+            Turn::Prompt { ts, text } => TurnView::Prompt {
+                time: clock(*ts),
+                text,
+                anchor,
+            },
+            Turn::Assistant { ts, model, blocks } => TurnView::Assistant {
+                time: clock(*ts),
+                model: model.as_deref(),
+                blocks: blocks
+                    .iter()
+                    .map(|b| match b {
+                        Block::Text(t) => BlockView::Text { text: t },
+                        Block::Tool(c) => BlockView::Tool {
+                            name: &c.name,
+                            arg: &c.arg,
+                        },
+                    })
+                    .collect(),
+                anchor,
+                continued,
+            },
+            Turn::Command { ts, name, args } => TurnView::Command {
+                time: clock(*ts),
+                name,
+                args,
+            },
+            Turn::CommandOutput { text } => TurnView::Output { text },
+            Turn::Compaction { ts, kind, summary } => TurnView::Compaction {
+                time: clock(*ts),
+                micro: *kind == CompactKind::Micro,
+                summary: summary.as_deref(),
+            },
+        })
+        .collect()
+}
+
+/// One page of a session. Its turns are read back from the spill only when
+/// the page is rendered, so a long session's turns are never all in memory.
+#[derive(Debug)]
+pub struct SessionPage<'m> {
+    session: &'m Session,
+    spill: &'m crate::knowledge::spill::Spill,
+    pub project: Option<Link>,
+    span: PageSpan,
+    page: usize,
+    pages: usize,
+    first_href: String,
+}
+
+/// The turns of one session page, read back from the spill.
+pub struct LoadedPage<'m> {
+    page: &'m SessionPage<'m>,
+    turns: Vec<Turn>,
+    subagents: Vec<Vec<Turn>>,
+}
+
+impl<'m> SessionPage<'m> {
+    /// Read this page's turns and sub-agents.
+    pub fn load(&'m self) -> Result<LoadedPage<'m>, crate::Error> {
+        let s = self.session;
+        Ok(LoadedPage {
+            page: self,
+            turns: self.spill.load_range(&s.turns, self.span.turns.clone())?,
+            subagents: s.subagents[self.span.subagents.clone()]
+                .iter()
+                .map(|a| self.spill.load(&a.turns))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+impl LoadedPage<'_> {
+    /// The template's context.
+    pub fn view(&self) -> SessionView<'_> {
+        let p = self.page;
+        let s = p.session;
+        let tools = tool_counts(s.tools.iter().map(|(k, v)| (k.as_str(), *v)));
+        let mut turns = turn_views_from(&self.turns, "", p.span.anchored_before);
+        // A page starts with a speaker, even in the middle of the assistant's run.
+        if let Some(TurnView::Assistant { continued, .. }) = turns.first_mut() {
+            *continued = false;
+        }
+        let link = |n: usize| Link {
+            title: format!("Page {}", n + 1),
+            href: session_page_href(&p.first_href, n),
+        };
+        SessionView {
+            title: s.title(),
+            id: &s.id,
+            project: p.project.clone(),
+            date: date_time(s.started),
+            duration: duration(s.started, s.ended),
+            models: s.models.iter().map(|t| t.as_str()).collect(),
+            branches: s.branches.iter().map(|t| t.as_str()).collect(),
+            versions: s.versions.iter().map(|t| t.as_str()).collect(),
+            entrypoint: s.entrypoint.as_deref(),
+            prompts: s.prompts,
+            assistant_turns: s.assistant_turns,
+            tokens_in: s.usage.input + s.usage.cache_read + s.usage.cache_creation,
+            tokens_out: s.usage.output,
+            tools,
+            turns,
+            subagents: s.subagents[p.span.subagents.clone()]
+                .iter()
+                .zip(&self.subagents)
+                .zip(p.span.subagents.clone())
+                .map(|((a, agent_turns), k)| SubagentView {
+                    number: k + 1,
+                    id: &a.id,
+                    role: a.role.label(),
+                    layout: match a.layout {
+                        SubagentLayout::Inline => "inline",
+                        SubagentLayout::Sibling => "sibling file",
+                        SubagentLayout::Nested => "subagents folder",
+                    },
+                    agent_type: a.agent_type.as_deref(),
+                    description: a.description.as_deref(),
+                    assistant_turns: a.assistant_turns,
+                    turns: turn_views(agent_turns, &format!("s{}-", k + 1)),
+                })
+                .collect(),
+            page: p.page + 1,
+            pages: p.pages,
+            prev: (p.page > 0).then(|| link(p.page - 1)),
+            next: (p.page + 1 < p.pages).then(|| link(p.page + 1)),
+        }
+    }
+}
