@@ -10,7 +10,6 @@ mod common;
 
 use common::{dump_dom, probe, probed_copy, screenshot, View, DESKTOP};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn demo_site() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -37,38 +36,17 @@ fn page_results(site: &Path, page: &str, query: &str) -> Vec<String> {
         .collect()
 }
 
-fn cli_results(query: &str) -> Vec<String> {
-    let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
-    let out = Command::new(env!("CARGO_BIN_EXE_ccwiki"))
-        .env("CCWIKI_CACHE_DIR", common::test_cache())
-        .args(["search", "--json", "--limit", "20", "--source"])
-        .arg(demo)
-        .arg(query)
-        .output()
-        .unwrap();
-    let found: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    found
-        .as_array()
-        .expect("array")
-        .iter()
-        .map(|f| f["url"].as_str().unwrap_or("").to_string())
-        .collect()
-}
-
 #[test]
 fn search_answers_from_file_urls_like_the_cli() {
     let (_tmp, site) = demo_site();
-    for query in [
-        "rate limit",
-        "clippy",
-        "Edit",
-        "dry run import",
-        "atom feed",
-        "grafana",
-    ] {
+    for (query, top) in common::search_cases() {
+        let query = query.as_str();
         let page = page_results(&site, "sessions/index.html", query);
-        let cli = cli_results(query);
-        assert!(!page.is_empty(), "the page found nothing for {query:?}");
+        let cli = common::cli_search(query);
+        assert!(
+            page.len() >= top.len() && page[..top.len()] == top[..],
+            "the page ranks {query:?} as {page:?}, the case table says {top:?} first"
+        );
         let n = page.len().min(cli.len()).min(5);
         assert_eq!(&page[..n], &cli[..n], "top results differ for {query:?}");
         assert!(

@@ -34,6 +34,46 @@ pub fn build_demo(out: &Path, theme: &str) {
     ccwiki::build(&opts).expect("demo builds");
 }
 
+/// The search case table, `tests/search_cases.json`: (query, the
+/// expected start of the result list, in order; empty: no result).
+pub fn search_cases() -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(repo().join("tests/search_cases.json"))
+        .expect("read the case table");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("case table is JSON");
+    v["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            let top = c["top"]
+                .as_array()
+                .expect("top")
+                .iter()
+                .map(|u| u.as_str().expect("url").to_string())
+                .collect();
+            (c["query"].as_str().expect("query").to_string(), top)
+        })
+        .collect()
+}
+
+/// The result URLs of `ccwiki search --json` on the demo.
+pub fn cli_search(query: &str) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_ccwiki"))
+        .env("CCWIKI_CACHE_DIR", test_cache())
+        .args(["search", "--json", "--limit", "20", "--source"])
+        .arg(demo())
+        .arg(query)
+        .output()
+        .expect("run ccwiki search");
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    found
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|f| f["url"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
 /// Every file of a site, by path relative to it.
 pub fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(dir)

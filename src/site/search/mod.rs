@@ -5,26 +5,18 @@
 //!   names, `cwd`, versions…): a branch called `feat/log-rotation` does not
 //!   make a session match "rotation";
 //! * a match in a tool name weighs 2, in a file path 1.5, in text 1, in tool
-//!   output 0.5, counted per block (at most [`MAX_HITS`] blocks per field and
-//!   term), summed over the query's terms; case-insensitive;
+//!   output 0.5, counted per block (at most [`spec::Spec::max_hits`] blocks
+//!   per field and term), summed over the query's terms; case-insensitive;
 //! * ties go to knowledge pages (memories) first, then to the newest.
 //!
-//! The browser runs the same rules in `search.js`; the index it loads is
-//! written by [`index_files`].
+//! The numbers live in [`spec::SPEC`]. The browser runs the same rules in
+//! `search.js`, with the spec and the index that [`index_files`] writes.
+
+pub mod spec;
 
 use crate::knowledge::model::{Memory, Session, Turn};
 use serde::Serialize;
-
-/// Weight of a match in a tool name.
-pub const WEIGHT_TOOL: f64 = 2.0;
-/// Weight of a match in a file path.
-pub const WEIGHT_PATH: f64 = 1.5;
-/// Weight of a match in prompt or answer text.
-pub const WEIGHT_TEXT: f64 = 1.0;
-/// Weight of a match in tool output.
-pub const WEIGHT_OUTPUT: f64 = 0.5;
-/// Blocks counted per field and term: a word repeated 500 times is not 500 times as relevant.
-pub const MAX_HITS: usize = 10;
+use spec::SPEC;
 
 /// What a search document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -194,9 +186,9 @@ pub fn memory_doc(m: &Memory, url: &str, project: Option<&str>, sort: i64) -> Do
 /// A query's terms: lower-cased, split on white space, each once.
 pub fn terms(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for t in query.split_whitespace() {
-        let t = t.to_lowercase();
-        if !out.contains(&t) {
+    for t in spec::SPLIT.split(&query.to_lowercase()) {
+        let t = t.to_string();
+        if !t.is_empty() && !out.contains(&t) {
             out.push(t);
         }
     }
@@ -216,7 +208,7 @@ pub struct Hit<'d> {
 }
 
 fn count(hay: impl Iterator<Item = String>, term: &str) -> usize {
-    hay.filter(|h| h.contains(term)).take(MAX_HITS).count()
+    hay.filter(|h| h.contains(term)).take(SPEC.max_hits).count()
 }
 
 /// Score one document; None when no term matches.
@@ -229,11 +221,12 @@ pub fn score(doc: &Doc, terms: &[String]) -> Option<f64> {
             .filter(|(n, _)| n.to_lowercase().contains(t.as_str()))
             .map(|(_, c)| *c)
             .sum::<u64>()
-            .min(MAX_HITS as u64);
-        total += WEIGHT_TOOL * tools as f64;
-        total += WEIGHT_PATH * count(doc.paths.iter().map(|p| p.to_lowercase()), t) as f64;
-        total += WEIGHT_TEXT * count(doc.texts.iter().map(|(_, x)| x.to_lowercase()), t) as f64;
-        total += WEIGHT_OUTPUT * count(doc.outputs.iter().map(|o| o.to_lowercase()), t) as f64;
+            .min(SPEC.max_hits as u64);
+        let w = SPEC.weights;
+        total += w.n * tools as f64;
+        total += w.f * count(doc.paths.iter().map(|p| p.to_lowercase()), t) as f64;
+        total += w.x * count(doc.texts.iter().map(|(_, x)| x.to_lowercase()), t) as f64;
+        total += w.o * count(doc.outputs.iter().map(|o| o.to_lowercase()), t) as f64;
     }
     (total > 0.0).then_some(total)
 }
@@ -270,7 +263,7 @@ pub fn search<'d>(docs: &'d [Doc], query: &str, limit: usize) -> Vec<Hit<'d>> {
         .collect()
 }
 
-/// Up to 160 characters around the first match in the block that holds
+/// Up to [`spec::Spec::snippet_chars`] characters around the first match in the block that holds
 /// the most query terms; text first, then paths, outputs and tool names.
 pub fn snippet(doc: &Doc, terms: &[String]) -> (String, Option<String>) {
     let candidates = doc
@@ -301,8 +294,8 @@ pub fn snippet(doc: &Doc, terms: &[String]) -> (String, Option<String>) {
         .filter_map(|t| find_chars(&lower, &t.chars().collect::<Vec<_>>()))
         .min()
         .unwrap_or(0);
-    let start = first.saturating_sub(60);
-    let end = (start + 160).min(chars.len());
+    let start = first.saturating_sub(SPEC.snippet_before);
+    let end = (start + SPEC.snippet_chars).min(chars.len());
     let mut s: String = chars[start..end].iter().collect();
     s = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if start > 0 {
@@ -390,7 +383,11 @@ pub fn write_index<E>(
     );
     emit(
         "search/index.js",
-        format!("ccwikiSearch.shards({manifest});\n").as_bytes(),
+        format!(
+            "ccwikiSearch.spec({});\nccwikiSearch.shards({manifest});\n",
+            spec::json()
+        )
+        .as_bytes(),
     )
 }
 
@@ -501,6 +498,16 @@ mod tests {
             "{names:?}"
         );
         let manifest = String::from_utf8(files.last().unwrap().1.clone()).unwrap();
-        assert!(manifest.starts_with("ccwikiSearch.shards(["));
+        // The spec comes first, so the page ranks by it as soon as shards arrive.
+        let (spec_line, shards_line) = manifest.split_once('\n').unwrap();
+        assert!(shards_line.starts_with("ccwikiSearch.shards(["));
+        let json = spec_line
+            .strip_prefix("ccwikiSearch.spec(")
+            .and_then(|j| j.strip_suffix(");"))
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(v["weights"]["n"], 2.0);
+        assert_eq!(v["max_hits"], SPEC.max_hits);
+        assert_eq!(v["split"], SPEC.split);
     }
 }

@@ -1,12 +1,14 @@
 // ccwiki search. Loads the index by script tags (so it works from file://),
-// then ranks pages with the rules of src/search/mod.rs: tool name 2, file
-// path 1.5, text 1, tool output 0.5, per matching block (at most 10 per field
-// and term), summed over terms; ties go to knowledge, then to the newest.
+// then ranks pages with the rules of src/site/search: a weight per field
+// (tool name, file path, text, tool output), per matching block (at most
+// max_hits per field and term), summed over terms; ties go to knowledge,
+// then to the newest. The numbers and the tokenizer come from the spec
+// that search/index.js hands over (written from src/site/search/spec.rs).
 (function () {
   "use strict";
   var script = document.currentScript;
   var base = script ? script.src.replace(/static\/search\.js([?#].*)?$/, "") : "";
-  var MAX = 10;
+  var spec = null;
   var docs = [];
   var expected = -1;
   var loaded = 0;
@@ -24,26 +26,27 @@
 
   function count(list, term) {
     var n = 0;
-    for (var i = 0; i < list.length && n < MAX; i++) if (list[i].indexOf(term) !== -1) n++;
+    for (var i = 0; i < list.length && n < spec.max_hits; i++) if (list[i].indexOf(term) !== -1) n++;
     return n;
   }
 
   function score(d, terms) {
-    var total = 0;
+    var total = 0, w = spec.weights;
     terms.forEach(function (t) {
       var tools = 0;
       d.nl.forEach(function (n) { if (n[0].indexOf(t) !== -1) tools += n[1]; });
-      total += 2 * Math.min(tools, MAX);
-      total += 1.5 * count(d.fl, t);
-      total += 1 * count(d.xl, t);
-      total += 0.5 * count(d.ol, t);
+      total += w.n * Math.min(tools, spec.max_hits);
+      total += w.f * count(d.fl, t);
+      total += w.x * count(d.xl, t);
+      total += w.o * count(d.ol, t);
     });
     return total;
   }
 
   function terms(q) {
     var out = [];
-    lower(q).split(/\s+/).forEach(function (t) { if (t && out.indexOf(t) === -1) out.push(t); });
+    if (!spec) return out;
+    lower(q).split(new RegExp(spec.split, "u")).forEach(function (t) { if (t && out.indexOf(t) === -1) out.push(t); });
     return out;
   }
 
@@ -94,7 +97,8 @@
       }
     });
     if (first < 0) first = 0;
-    var start = Math.max(0, first - 60), end = Math.min(chars.length, start + 160);
+    var start = Math.max(0, first - spec.snippet_before);
+    var end = Math.min(chars.length, start + spec.snippet_chars);
     var text = chars.slice(start, end).join("").split(/\s+/).filter(Boolean).join(" ");
     if (start > 0) text = "…" + text;
     if (end < chars.length) text += "…";
@@ -136,6 +140,7 @@
   function ready() { return expected >= 0 && loaded >= expected; }
 
   window.ccwikiSearch = {
+    spec: function (s) { spec = s; },
     shards: function (names) {
       expected = names.length;
       // Knowledge, then this page's project, then the rest: results from
