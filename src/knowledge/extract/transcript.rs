@@ -211,28 +211,11 @@ impl ReaderState {
             }
             return;
         }
-        let d = &mut self.digest;
         if kind == "summary" {
-            if let Some(text) = rec.summary.as_deref() {
-                let text = sc.text(text);
-                match rec.leaf_uuid.as_deref() {
-                    Some(leaf) => d.summaries.push((uuid_hash(leaf), text)),
-                    None => {
-                        let p = part(
-                            &mut d.parts,
-                            &mut self.index,
-                            &mut self.current,
-                            None,
-                            stem,
-                            self.piece,
-                            sc,
-                        );
-                        p.titles.summary.get_or_insert(text);
-                    }
-                }
-            }
+            self.summary(stem, rec, sc);
             return;
         }
+        let d = &mut self.digest;
         if !matches!(
             kind,
             "custom-title" | "ai-title" | "user" | "assistant" | "system"
@@ -264,26 +247,7 @@ impl ReaderState {
             "user" | "assistant" | "system" => {}
             _ => return,
         }
-        if let Some(u) = rec.uuid.as_deref() {
-            p.uuid_hashes.push(uuid_hash(u));
-        }
-        if p.cwd.is_none() {
-            p.cwd = sc.opt(rec.cwd.as_deref().filter(|c| !c.is_empty()));
-        }
-        // Each value once, redacted once: these repeat on every line.
-        if let Some(b) = rec.git_branch.as_deref().filter(|b| !b.is_empty()) {
-            if first_time(&mut p.seen, b"branch", b) {
-                p.branches.insert(sc.text(b));
-            }
-        }
-        if let Some(v) = rec.version.as_deref().filter(|v| !v.is_empty()) {
-            if first_time(&mut p.seen, b"version", v) {
-                p.versions.insert(sc.text(v));
-            }
-        }
-        if p.entrypoint.is_none() {
-            p.entrypoint = sc.opt(rec.entrypoint.as_deref());
-        }
+        note_metadata(p, rec, sc);
         let conv = if rec.is_sidechain.is_true() {
             inline_agent(p, rec, self.piece, sc)
         } else {
@@ -291,6 +255,31 @@ impl ReaderState {
         };
         if let Err(reason) = apply(conv, rec, kind, ts, sc) {
             d.skips.push(Skip::line(path, number, reason));
+        }
+    }
+
+    /// A `summary` line: the title of the conversation its leaf ends, or
+    /// of the session when it names no leaf.
+    fn summary(&mut self, stem: &str, rec: &Record<'_>, sc: &mut Scrub) {
+        let Some(text) = rec.summary.as_deref() else {
+            return;
+        };
+        let text = sc.text(text);
+        let d = &mut self.digest;
+        match rec.leaf_uuid.as_deref() {
+            Some(leaf) => d.summaries.push((uuid_hash(leaf), text)),
+            None => {
+                let p = part(
+                    &mut d.parts,
+                    &mut self.index,
+                    &mut self.current,
+                    None,
+                    stem,
+                    self.piece,
+                    sc,
+                );
+                p.titles.summary.get_or_insert(text);
+            }
         }
     }
 
@@ -691,4 +680,29 @@ fn first_prompt(turns: &[crate::knowledge::model::Turn]) -> Option<&Text> {
         crate::knowledge::model::Turn::Prompt { text, .. } => Some(text),
         _ => None,
     })
+}
+
+/// What a line says about its session besides the conversation: ids, the
+/// working directory, branches, versions, the entry point. Each value is
+/// redacted once: these repeat on every line.
+fn note_metadata(p: &mut SessionPart, rec: &Record<'_>, sc: &mut Scrub) {
+    if let Some(u) = rec.uuid.as_deref() {
+        p.uuid_hashes.push(uuid_hash(u));
+    }
+    if p.cwd.is_none() {
+        p.cwd = sc.opt(rec.cwd.as_deref().filter(|c| !c.is_empty()));
+    }
+    if let Some(b) = rec.git_branch.as_deref().filter(|b| !b.is_empty()) {
+        if first_time(&mut p.seen, b"branch", b) {
+            p.branches.insert(sc.text(b));
+        }
+    }
+    if let Some(v) = rec.version.as_deref().filter(|v| !v.is_empty()) {
+        if first_time(&mut p.seen, b"version", v) {
+            p.versions.insert(sc.text(v));
+        }
+    }
+    if p.entrypoint.is_none() {
+        p.entrypoint = sc.opt(rec.entrypoint.as_deref());
+    }
 }

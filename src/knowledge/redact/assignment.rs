@@ -53,20 +53,7 @@ impl Redactor {
             // `auth` only as the whole key with a quoted credential-like
             // value: `"auth": "ZGFuYTpw..."` (docker), `_auth=...` (npm)
             let auth = text[ks..ke].eq_ignore_ascii_case("auth");
-            // `$token`, `$PASSWORD=`: a variable (shell, macro), not a key
-            if ks > 0 && bytes[ks - 1] == b'$' {
-                continue;
-            }
-            // docstrings (`:param password: the password to use`), type
-            // aliases (`type Token = u8;`), GitHub Actions permissions
-            // (`id-token: write`)
-            let before = &bytes[key_start.saturating_sub(7)..key_start];
-            if before.ends_with(b":param ")
-                || before.ends_with(b"@param ")
-                || before.ends_with(b":type ")
-                || before.ends_with(b"type ")
-                || key.eq_ignore_ascii_case(b"id-token")
-            {
+            if not_a_key(bytes, ks, key_start, key) {
                 continue;
             }
             let word = text[ks..ke].to_ascii_lowercase();
@@ -243,10 +230,82 @@ fn is_non_value(v: &str, quoted: bool) -> bool {
     !quoted && v.chars().count() == 1
 }
 
+/// A key-looking word that is no key: `$token` (a variable), docstrings
+/// (`:param password: the password to use`), type aliases (`type Token =
+/// u8;`), GitHub Actions permissions (`id-token: write`).
+fn not_a_key(bytes: &[u8], ks: usize, key_start: usize, key: &[u8]) -> bool {
+    if ks > 0 && bytes[ks - 1] == b'$' {
+        return true;
+    }
+    let before = &bytes[key_start.saturating_sub(7)..key_start];
+    before.ends_with(b":param ")
+        || before.ends_with(b"@param ")
+        || before.ends_with(b":type ")
+        || before.ends_with(b"type ")
+        || key.eq_ignore_ascii_case(b"id-token")
+}
+
 const CODE_WORDS: &[&str] = &[
     "match", "if", "else", "await", "async", "new", "function", "lambda", "yield", "typeof",
     "require", "import", "self", "this", "super", "crate", "mut", "ref", "move", "return", "not",
     "and", "or", "in", "is", "let", "const", "var", "fn", "def",
+];
+
+/// An identifier value that is another variable (`token = token`,
+/// `password = new_password`) or an operand (`NAME = BASE + 2`).
+fn names_a_variable(v: &str, key: &[u8], b: &[u8], end: usize) -> bool {
+    let lower = v.to_ascii_lowercase();
+    let key = String::from_utf8_lossy(key).to_ascii_lowercase();
+    // another variable: `token = token`, `semi_token: semi`,
+    // `password = new_password`
+    if key.split(['_', '-', '.']).any(|part| part == lower)
+        || (lower.contains('_')
+            && lower.rsplit('_').next().is_some_and(|last| {
+                matches!(
+                    last,
+                    "token" | "password" | "passwd" | "pwd" | "secret" | "key" | "pass"
+                )
+            }))
+    {
+        return true;
+    }
+    // an operand: `NAME = BASE + 2`, `4000 + 447`
+    let after = next_blank_end(b, end);
+    if after > end
+        && matches!(
+            b.get(after),
+            Some(b'+' | b'-' | b'*' | b'/' | b'|' | b'&' | b'%')
+        )
+        && matches!(b.get(after + 1), Some(b' ' | b'\t'))
+    {
+        return true;
+    }
+    false
+}
+
+/// Objects whose fields hold settings: `config.token` is a reference.
+const ROOTS: &[&str] = &[
+    "self",
+    "this",
+    "os",
+    "process",
+    "env",
+    "config",
+    "cfg",
+    "settings",
+    "args",
+    "opts",
+    "options",
+    "ctx",
+    "context",
+    "params",
+    "request",
+    "req",
+    "props",
+    "secrets",
+    "inputs",
+    "vars",
+    "tokenizer",
 ];
 
 /// An unquoted value that is code, not a literal: `get_token()`,
@@ -272,33 +331,8 @@ fn is_code(v: &str, key: &[u8], b: &[u8], end: usize) -> bool {
             return true;
         }
     }
-    if vb.iter().all(|&c| ident(c)) {
-        let lower = v.to_ascii_lowercase();
-        let key = String::from_utf8_lossy(key).to_ascii_lowercase();
-        // another variable: `token = token`, `semi_token: semi`,
-        // `password = new_password`
-        if key.split(['_', '-', '.']).any(|part| part == lower)
-            || (lower.contains('_')
-                && lower.rsplit('_').next().is_some_and(|last| {
-                    matches!(
-                        last,
-                        "token" | "password" | "passwd" | "pwd" | "secret" | "key" | "pass"
-                    )
-                }))
-        {
-            return true;
-        }
-        // an operand: `NAME = BASE + 2`, `4000 + 447`
-        let after = next_blank_end(b, end);
-        if after > end
-            && matches!(
-                b.get(after),
-                Some(b'+' | b'-' | b'*' | b'/' | b'|' | b'&' | b'%')
-            )
-            && matches!(b.get(after + 1), Some(b' ' | b'\t'))
-        {
-            return true;
-        }
+    if vb.iter().all(|&c| ident(c)) && names_a_variable(v, key, b, end) {
+        return true;
     }
     let all_path = vb.iter().all(|&c| ident(c) || c == b'.' || c == b':');
     // a reference: `password = &buf`, `key: &'a str`
@@ -327,29 +361,6 @@ fn is_code(v: &str, key: &[u8], b: &[u8], end: usize) -> bool {
     // dotted reference: self.token, node.eq_token, process.env.TOKEN
     if let Some(dot) = v.find('.') {
         let root = &v[..dot];
-        const ROOTS: &[&str] = &[
-            "self",
-            "this",
-            "os",
-            "process",
-            "env",
-            "config",
-            "cfg",
-            "settings",
-            "args",
-            "opts",
-            "options",
-            "ctx",
-            "context",
-            "params",
-            "request",
-            "req",
-            "props",
-            "secrets",
-            "inputs",
-            "vars",
-            "tokenizer",
-        ];
         let last = v[v.rfind('.').unwrap_or(0)..].to_ascii_lowercase();
         if all_path
             && !root.is_empty()

@@ -84,60 +84,7 @@ pub fn session_doc(
     project: Option<&str>,
     paging: &crate::site::assemble::Paging,
 ) -> Doc {
-    let mut texts = Vec::new();
-    let mut budget = TEXT_CHARS;
-    let mut push = |anchor: String, text: &str, texts: &mut Vec<(String, String)>| {
-        if budget == 0 || text.trim().is_empty() {
-            return;
-        }
-        let t = cut(text, BLOCK_CHARS.min(budget));
-        budget = budget.saturating_sub(t.chars().count());
-        texts.push((anchor, t));
-    };
-    // Prompts first: they say what a session was about; then the answers.
-    // Each links to its turn, on whichever page of the session it is.
-    let anchors: Vec<String> = crate::site::assemble::turn_anchors(turns, "")
-        .iter()
-        .zip(&paging.turns)
-        .map(|(a, page)| crate::site::assemble::session_anchor(*page, a))
-        .collect();
-    for (t, anchor) in turns.iter().zip(&anchors) {
-        if let Turn::Prompt { text, .. } = t {
-            push(anchor.clone(), text, &mut texts);
-        }
-    }
-    for (t, anchor) in turns.iter().zip(&anchors) {
-        match t {
-            Turn::Assistant { blocks, .. } => {
-                for b in blocks {
-                    if let crate::knowledge::model::Block::Text(text) = b {
-                        push(anchor.clone(), text, &mut texts);
-                    }
-                }
-            }
-            Turn::Command { name, args, .. } => {
-                push(anchor.clone(), &format!("{name} {args}"), &mut texts)
-            }
-            Turn::Compaction {
-                summary: Some(text),
-                ..
-            } => push(anchor.clone(), text, &mut texts),
-            _ => {}
-        }
-    }
-    for (k, a) in agents.iter().enumerate() {
-        let page = paging.subagents.get(k).copied().unwrap_or(0);
-        let anchor = crate::site::assemble::session_anchor(page, &format!("agent-{}", k + 1));
-        for t in a {
-            if let Turn::Assistant { blocks, .. } = t {
-                for b in blocks {
-                    if let crate::knowledge::model::Block::Text(text) = b {
-                        push(anchor.clone(), text, &mut texts);
-                    }
-                }
-            }
-        }
-    }
+    let texts = session_texts(turns, agents, paging);
     Doc {
         kind: DocKind::Session,
         title: s.title(),
@@ -160,6 +107,70 @@ pub fn session_doc(
             .map(|o| o.to_string())
             .collect(),
     }
+}
+
+/// The text blocks of a session's search document, each with the anchor of
+/// its turn, within [`TEXT_CHARS`] in all: prompts first (they say what a
+/// session was about), then the answers, then the sub-agents' answers.
+fn session_texts(
+    turns: &[Turn],
+    agents: &[Vec<Turn>],
+    paging: &crate::site::assemble::Paging,
+) -> Vec<(String, String)> {
+    use crate::knowledge::model::Block;
+    use crate::site::assemble::{session_anchor, turn_anchors};
+    let mut texts = Vec::new();
+    let mut budget = TEXT_CHARS;
+    let mut push = |anchor: &str, text: &str| {
+        if budget == 0 || text.trim().is_empty() {
+            return;
+        }
+        let t = cut(text, BLOCK_CHARS.min(budget));
+        budget = budget.saturating_sub(t.chars().count());
+        texts.push((anchor.to_string(), t));
+    };
+    // Each links to its turn, on whichever page of the session it is.
+    let anchors: Vec<String> = turn_anchors(turns, "")
+        .iter()
+        .zip(&paging.turns)
+        .map(|(a, page)| session_anchor(*page, a))
+        .collect();
+    for (t, anchor) in turns.iter().zip(&anchors) {
+        if let Turn::Prompt { text, .. } = t {
+            push(anchor, text);
+        }
+    }
+    for (t, anchor) in turns.iter().zip(&anchors) {
+        match t {
+            Turn::Assistant { blocks, .. } => {
+                for b in blocks {
+                    if let Block::Text(text) = b {
+                        push(anchor, text);
+                    }
+                }
+            }
+            Turn::Command { name, args, .. } => push(anchor, &format!("{name} {args}")),
+            Turn::Compaction {
+                summary: Some(text),
+                ..
+            } => push(anchor, text),
+            _ => {}
+        }
+    }
+    for (k, a) in agents.iter().enumerate() {
+        let page = paging.subagents.get(k).copied().unwrap_or(0);
+        let anchor = session_anchor(page, &format!("agent-{}", k + 1));
+        for t in a {
+            if let Turn::Assistant { blocks, .. } = t {
+                for b in blocks {
+                    if let Block::Text(text) = b {
+                        push(&anchor, text);
+                    }
+                }
+            }
+        }
+    }
+    texts
 }
 
 /// The search document of a memory page.
