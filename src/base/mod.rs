@@ -7,4 +7,5 @@ pub mod hash;
 pub mod progress;
 pub mod skip;
 pub mod slugs;
+pub mod stored;
 pub mod text;

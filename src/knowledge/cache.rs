@@ -17,6 +17,7 @@
 //! cache means a cold build, never an error.
 
 use crate::base::skip::Skip;
+use crate::base::stored;
 use crate::knowledge::extract::{FileDigest, ReaderState};
 use crate::knowledge::redact::Redactor;
 use crate::source::discover::TranscriptFile;
@@ -26,7 +27,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 const PROBE: u64 = 4096;
 
 use crate::base::hash::hash_bytes;
@@ -112,10 +113,6 @@ pub struct Cache {
     pub stats: CacheStats,
 }
 
-fn config() -> bincode::config::Configuration {
-    bincode::config::standard()
-}
-
 impl Cache {
     /// The cache for output directory `out`, kept under `root` (else the
     /// user's cache directory), or an empty one.
@@ -130,10 +127,7 @@ impl Cache {
         };
         let dir = base.join(crate::base::dirs::site_key(out));
         let path = dir.join("cache.bin");
-        let old = std::fs::read(&path)
-            .ok()
-            .and_then(|b| bincode::serde::decode_from_slice::<Stored, _>(&b, config()).ok())
-            .map(|(s, _)| s)
+        let old = stored::read::<Stored>(&path)
             .filter(|s| {
                 s.format == FORMAT
                     && s.version == env!("CARGO_PKG_VERSION")
@@ -178,12 +172,7 @@ impl Cache {
         }
         let identity = identity(&tf.path);
         let old = self.old.files.get(&tf.path);
-        // Streamed from disk: a big session's state never sits in memory twice.
-        let decode = |e: &Entry| {
-            let file = std::fs::File::open(self.states.join(&e.state)).ok()?;
-            let mut reader = std::io::BufReader::new(file);
-            bincode::serde::decode_from_std_read::<ReaderState, _, _>(&mut reader, config()).ok()
-        };
+        let decode = |e: &Entry| stored::read::<ReaderState>(&self.states.join(&e.state));
         if let (Some(id), Some(e)) = (&identity, old) {
             if *id == e.identity {
                 if let Some(mut state) = decode(e) {
@@ -238,13 +227,10 @@ impl Cache {
             hash_bytes(tf.path.to_string_lossy().as_bytes()),
             hash_bytes(format!("{identity:?}{pos}").as_bytes())
         );
-        let stored = (|| {
-            std::fs::create_dir_all(&self.states).ok()?;
-            let file = std::fs::File::create(self.states.join(&name)).ok()?;
-            let mut w = std::io::BufWriter::new(file);
-            bincode::serde::encode_into_std_write(&state, &mut w, config()).ok()?;
-            std::io::Write::flush(&mut w).ok()
-        })();
+        let stored = stored::encode(&state)
+            .ok()
+            .filter(|bytes| stored::replace(&self.states.join(&name), bytes))
+            .map(|_| ());
         let entry = match (
             stored,
             hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE)),
@@ -282,16 +268,10 @@ impl Cache {
         let Some(path) = self.path.take() else { return };
         self.new.format = FORMAT;
         self.new.version = env!("CARGO_PKG_VERSION").to_string();
-        let Ok(bytes) = bincode::serde::encode_to_vec(&self.new, config()) else {
+        let Ok(bytes) = stored::encode(&self.new) else {
             return;
         };
-        if let Some(dir) = path.parent() {
-            if std::fs::create_dir_all(dir).is_err() {
-                return;
-            }
-        }
-        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &path).is_ok() {
+        if stored::replace(&path, &bytes) {
             // States no entry refers to any more: files gone, or superseded.
             let live: std::collections::HashSet<&str> =
                 self.new.files.values().map(|e| e.state.as_str()).collect();

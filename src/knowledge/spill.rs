@@ -13,6 +13,7 @@
 //! cache directory: it holds unredacted text, disappears with the process
 //! however it ends, and never goes near the site.
 
+use crate::base::stored;
 use crate::knowledge::model::{Session, Turn};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -91,10 +92,6 @@ pub struct Spill {
     end: Mutex<u64>,
 }
 
-fn config() -> bincode::config::Configuration {
-    bincode::config::standard()
-}
-
 fn invalid(e: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string())
 }
@@ -152,8 +149,7 @@ impl Spill {
                 continue;
             };
             for t in &held {
-                bincode::serde::encode_into_std_write(t, &mut buf, config())
-                    .map_err(|e| self.error(invalid(e)))?;
+                stored::encode_into(t, &mut buf).map_err(|e| self.error(invalid(e)))?;
                 count += 1;
                 if buf.len() >= CHUNK_BYTES {
                     stored.push(self.write(file, &buf, count)?);
@@ -232,9 +228,8 @@ impl Spill {
                         // Turns are encoded one after another: decode up to `to`.
                         let mut at = 0;
                         for i in 0..to.min(*turns as usize) {
-                            let (t, used): (Turn, usize) =
-                                bincode::serde::decode_from_slice(&buf[at..], config())
-                                    .map_err(|e| self.error(invalid(e)))?;
+                            let (t, used): (Turn, usize) = stored::decode_prefix(&buf[at..])
+                                .map_err(|e| self.error(invalid(e)))?;
                             at += used;
                             if i >= from {
                                 out.push(t);

@@ -3,11 +3,12 @@
 //! rendered and written again. Losing it only costs one full write.
 
 use super::write::FileRecord;
+use crate::base::stored;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Bump when [`FileRecord`] changes shape.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Stored {
@@ -38,10 +39,7 @@ impl Manifest {
         let path = base
             .join(crate::base::dirs::site_key(out))
             .join("pages.bin");
-        let previous = std::fs::read(&path)
-            .ok()
-            .and_then(|b| bincode::serde::decode_from_slice::<Stored, _>(&b, config()).ok())
-            .map(|(s, _)| s)
+        let previous = stored::read::<Stored>(&path)
             .filter(|s| s.format == FORMAT && s.version == env!("CARGO_PKG_VERSION"))
             .map(|s| s.pages)
             .unwrap_or_default();
@@ -64,21 +62,8 @@ impl Manifest {
             version: env!("CARGO_PKG_VERSION").to_string(),
             pages,
         };
-        let Ok(bytes) = bincode::serde::encode_to_vec(&stored, config()) else {
-            return;
-        };
-        if let Some(dir) = path.parent() {
-            if std::fs::create_dir_all(dir).is_err() {
-                return;
-            }
-        }
-        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_err() {
-            let _ = std::fs::remove_file(&tmp);
+        if let Ok(bytes) = stored::encode(&stored) {
+            stored::replace(path, &bytes);
         }
     }
-}
-
-fn config() -> bincode::config::Configuration {
-    bincode::config::standard()
 }

@@ -1,0 +1,81 @@
+//! What ccwiki keeps between builds (the transcript cache, the page
+//! manifest, spilled turns): one compact binary encoding (postcard), and
+//! one way to replace such a file whole.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::path::Path;
+
+/// `value`, encoded.
+pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, postcard::Error> {
+    postcard::to_stdvec(value)
+}
+
+/// Append `value`, encoded, to `buf`.
+pub fn encode_into<T: Serialize>(value: &T, buf: &mut Vec<u8>) -> Result<(), postcard::Error> {
+    *buf = postcard::to_extend(value, std::mem::take(buf))?;
+    Ok(())
+}
+
+/// A value decoded from all of `bytes`; None for bytes that do not hold one
+/// (a file of an older version, a torn write).
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    postcard::from_bytes(bytes).ok()
+}
+
+/// The value at the start of `bytes`, and how many bytes it took.
+pub fn decode_prefix<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, usize), postcard::Error> {
+    let (value, rest) = postcard::take_from_bytes(bytes)?;
+    Ok((value, bytes.len() - rest.len()))
+}
+
+/// The value kept in `path`, if it holds one.
+pub fn read<T: DeserializeOwned>(path: &Path) -> Option<T> {
+    decode(&std::fs::read(path).ok()?)
+}
+
+/// Replace `path` with `bytes` whole: written beside it, then renamed, so a
+/// reader sees the old file or the new one, never half of one. Returns
+/// whether it worked; the caller decides what failure costs.
+pub fn replace(path: &Path, bytes: &[u8]) -> bool {
+    if let Some(dir) = path.parent() {
+        if std::fs::create_dir_all(dir).is_err() {
+            return false;
+        }
+    }
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_ok() {
+        return true;
+    }
+    let _ = std::fs::remove_file(&tmp);
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_go_round_and_prefixes_say_their_length() {
+        let mut buf = Vec::new();
+        encode_into(&("a".to_string(), 7u64), &mut buf).unwrap();
+        let first = buf.len();
+        encode_into(&("bc".to_string(), 8u64), &mut buf).unwrap();
+        let (v, used): ((String, u64), usize) = decode_prefix(&buf).unwrap();
+        assert_eq!((v, used), (("a".to_string(), 7), first));
+        let (v, _): ((String, u64), usize) = decode_prefix(&buf[used..]).unwrap();
+        assert_eq!(v, ("bc".to_string(), 8));
+        assert_eq!(decode::<(String, u64)>(&[0xff, 0xff]), None);
+    }
+
+    #[test]
+    fn replace_swaps_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/x.bin");
+        assert!(replace(&path, &encode(&vec![1u32, 2, 3]).unwrap()));
+        assert_eq!(read::<Vec<u32>>(&path), Some(vec![1, 2, 3]));
+        assert!(replace(&path, &encode(&vec![4u32]).unwrap()));
+        assert_eq!(read::<Vec<u32>>(&path), Some(vec![4]));
+        assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+    }
+}
