@@ -1,7 +1,7 @@
 //! The `ccwiki` command: a thin layer over the library.
 
 use ccwiki::app::options;
-use ccwiki::{build, BuildReport, Error};
+use ccwiki::{build, Error};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -74,9 +74,8 @@ struct SearchArgs {
     /// Words to look for; all are scored, results ranked by total.
     #[arg(required = true, value_name = "QUERY")]
     query: Vec<String>,
-    /// Claude Code data directory [default: $CLAUDE_CONFIG_DIR, else ~/.claude]. Repeat for several.
-    #[arg(long, short = 's', value_name = "DIR")]
-    source: Vec<PathBuf>,
+    #[command(flatten)]
+    data: options::DataFlags,
     /// Only this project (a name, or part of its path).
     #[arg(long, short = 'p', value_name = "P")]
     project: Option<String>,
@@ -86,55 +85,20 @@ struct SearchArgs {
     /// Print results as JSON.
     #[arg(long)]
     json: bool,
-    /// Leave out projects whose path or name matches (repeatable).
-    #[arg(long, value_name = "GLOB")]
-    exclude_project: Vec<String>,
-    /// Print credentials, home paths and user names as they are (for your own terminal).
-    #[arg(long)]
-    no_redact: bool,
-    /// The configuration file [default: ./ccwiki.toml when it exists].
-    #[arg(long, short = 'c', value_name = "FILE")]
-    config: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
 struct BuildArgs {
-    /// Claude Code data directory [default: $CLAUDE_CONFIG_DIR, else ~/.claude]. Repeat for several.
-    #[arg(long, short = 's', value_name = "DIR")]
-    source: Vec<PathBuf>,
-    /// Where to write the site [default: out in ccwiki.toml, else ./site].
-    #[arg(long, short = 'o', value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// The wiki's title [default: title in ccwiki.toml, else "Claude Code wiki"].
-    #[arg(long)]
-    title: Option<String>,
-    /// Theme: a bundled one (`ccwiki theme list`) or one in ./themes/.
-    #[arg(long, value_name = "NAME")]
-    theme: Option<String>,
-    /// Where the site will be served, e.g. /wiki/ (links stay relative either way).
-    #[arg(long, value_name = "PATH")]
-    base_path: Option<String>,
-    /// Leave out projects whose path or name matches (repeatable), e.g. "*/client-*".
-    #[arg(long, value_name = "GLOB")]
-    exclude_project: Vec<String>,
-    /// Do not redact credentials, home paths and user names.
-    #[arg(long)]
-    no_redact: bool,
-    /// The configuration file [default: ./ccwiki.toml when it exists].
-    #[arg(long, short = 'c', value_name = "FILE")]
-    config: Option<PathBuf>,
+    #[command(flatten)]
+    data: options::DataFlags,
+    #[command(flatten)]
+    site: options::SiteFlags,
     /// Print only errors.
     #[arg(long, short = 'q')]
     quiet: bool,
     /// Print the time each phase took.
     #[arg(long)]
     timings: bool,
-    /// Ignore and do not keep the incremental cache (a cold build).
-    #[arg(long)]
-    no_cache: bool,
-    /// Write a redaction report to FILE (outside the site): what was replaced, by kind and page, and what still looks private.
-    #[arg(long, value_name = "FILE")]
-    report: Option<PathBuf>,
     /// List every skipped line and file, not just the first few.
     #[arg(long, short = 'v')]
     verbose: bool,
@@ -226,14 +190,8 @@ fn run_theme(cmd: ThemeCommand) -> ExitCode {
 }
 
 fn run_search(args: SearchArgs) -> ExitCode {
-    let flags = options::DataFlags {
-        source: args.source.clone(),
-        exclude_project: args.exclude_project.clone(),
-        no_redact: args.no_redact,
-        config: args.config.clone(),
-    };
-    let pipeline = match options::load_config(&flags) {
-        Ok(loaded) => options::pipeline(&flags, &loaded),
+    let pipeline = match options::load_config(&args.data) {
+        Ok(loaded) => options::pipeline(&args.data, &loaded),
         Err(e) => return fail(&e),
     };
     let query = args.query.join(" ");
@@ -279,25 +237,10 @@ fn run_search(args: SearchArgs) -> ExitCode {
 }
 
 fn run_build(args: BuildArgs) -> ExitCode {
-    let data = options::DataFlags {
-        source: args.source.clone(),
-        exclude_project: args.exclude_project.clone(),
-        no_redact: args.no_redact,
-        config: args.config.clone(),
-    };
-    let site = options::SiteFlags {
-        out: args.out.clone(),
-        title: args.title.clone(),
-        theme: args.theme.clone(),
-        base_path: args.base_path.clone(),
-        no_cache: args.no_cache,
-        report: args.report.clone(),
-    };
-    let mut opts = match options::build_options(&data, &site) {
+    let mut opts = match options::build_options(&args.data, &args.site) {
         Ok(o) => o,
         Err(e) => return fail(&e),
     };
-    let out = opts.out.clone();
     let bar = (!args.quiet).then(progress_bar);
     if let Some(bar) = &bar {
         let (bar, start) = (bar.clone(), std::time::Instant::now());
@@ -323,7 +266,7 @@ fn run_build(args: BuildArgs) -> ExitCode {
     match result {
         Ok(report) => {
             if !args.quiet {
-                print_summary(&report, &args, &out, opts.redact);
+                print!("{}", report.summary(&opts, args.verbose, args.timings));
             }
             ExitCode::SUCCESS
         }
@@ -340,78 +283,4 @@ fn progress_bar() -> indicatif::ProgressBar {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
-}
-
-fn print_summary(r: &BuildReport, args: &BuildArgs, out: &std::path::Path, redacted: bool) {
-    println!(
-        "Built {} pages into {} in {:.2?}",
-        r.pages,
-        out.display(),
-        r.elapsed()
-    );
-    println!(
-        "  {} projects, {} sessions ({} sub-agents), {} memories, {} prompts",
-        r.projects, r.sessions, r.subagents, r.memories, r.prompts
-    );
-    println!(
-        "  {:.1} MB of transcripts ({} lines); {} files, {:.1} MB, {} unchanged since the last build",
-        r.transcript_bytes as f64 / 1e6,
-        r.lines,
-        r.files_written,
-        r.bytes_written as f64 / 1e6,
-        r.files_unchanged
-    );
-    let c = r.cache;
-    if c.reused + c.resumed > 0 {
-        println!(
-            "  cache: {} transcripts unchanged, {} read from where they grew, {} read in full",
-            c.reused, c.resumed, c.read
-        );
-    }
-    if r.excluded > 0 {
-        println!("  {} sessions and memories left out by exclude", r.excluded);
-    }
-    if r.empty_sessions > 0 {
-        println!("  {} session files had nothing to show", r.empty_sessions);
-    }
-    if !r.redactions.is_empty() {
-        let parts: Vec<String> = r
-            .redactions
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        println!("  redacted: {}", parts.join(", "));
-    } else if !redacted {
-        println!("  redaction is OFF: check the output before publishing it");
-    }
-    if let Some(path) = &args.report {
-        println!(
-            "  redaction report: {} ({} residual suspects to check)",
-            path.display(),
-            r.suspects
-        );
-    }
-    if !r.skips.is_empty() {
-        let lines = r.skips.iter().filter(|s| s.line.is_some()).count();
-        println!(
-            "  skipped {} lines and {} files/entries:",
-            lines,
-            r.skips.len() - lines
-        );
-        let limit = if args.verbose { usize::MAX } else { 10 };
-        for s in r.skips.iter().take(limit) {
-            println!("    {s}");
-        }
-        if r.skips.len() > limit {
-            println!(
-                "    … and {} more (--verbose lists them all)",
-                r.skips.len() - limit
-            );
-        }
-    }
-    if args.timings {
-        for (phase, d) in &r.timings {
-            println!("  {phase:<9} {:>9.2?}", d);
-        }
-    }
 }

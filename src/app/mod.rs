@@ -5,3 +5,4 @@ pub mod build;
 pub mod init;
 pub mod options;
 pub mod search;
+pub mod summary;

@@ -8,24 +8,43 @@ use crate::knowledge::pipeline::Pipeline;
 use std::path::PathBuf;
 
 /// What the command line said about the data (None / empty: not given).
-#[derive(Debug, Clone, Default)]
+/// Every command that reads the data takes these flags.
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct DataFlags {
+    /// Claude Code data directory [default: $CLAUDE_CONFIG_DIR, else ~/.claude]. Repeat for several.
+    #[arg(long, short = 's', value_name = "DIR")]
     pub source: Vec<PathBuf>,
+    /// Leave out projects whose path or name matches (repeatable), e.g. "*/client-*".
+    #[arg(long, value_name = "GLOB")]
     pub exclude_project: Vec<String>,
+    /// Keep credentials, home paths and user names as they are (for your own eyes only).
+    #[arg(long)]
     pub no_redact: bool,
-    /// The configuration file, when one was named.
+    /// The configuration file [default: ./ccwiki.toml when it exists].
+    #[arg(long, short = 'c', value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
 
 /// What the command line said about the site.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct SiteFlags {
+    /// Where to write the site [default: out in ccwiki.toml, else ./site].
+    #[arg(long, short = 'o', value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// The wiki's title [default: title in ccwiki.toml, else "Claude Code wiki"].
+    #[arg(long)]
     pub title: Option<String>,
+    /// Theme: a bundled one (`ccwiki theme list`) or one in ./themes/.
+    #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
+    /// Where the site will be served, e.g. /wiki/ (links stay relative either way).
+    #[arg(long, value_name = "PATH")]
     pub base_path: Option<String>,
+    /// Ignore and do not keep the incremental cache (a cold build).
+    #[arg(long)]
     pub no_cache: bool,
-    /// Where to write the redaction report.
+    /// Write a redaction report to FILE (outside the site): what was replaced, by kind and page, and what still looks private.
+    #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 }
 

@@ -76,6 +76,9 @@ mod tests {
         assert_eq!(read::<Vec<u32>>(&path), Some(vec![1, 2, 3]));
         assert!(replace(&path, &encode(&vec![4u32]).unwrap()));
         assert_eq!(read::<Vec<u32>>(&path), Some(vec![4]));
-        assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+            1
+        );
     }
 }

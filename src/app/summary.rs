@@ -1,0 +1,117 @@
+//! The summary a build prints.
+
+use super::build::{BuildOptions, BuildReport};
+use std::fmt::Write as _;
+
+/// `writeln!` into the summary (writing to a String cannot fail).
+macro_rules! wln {
+    ($s:expr, $($arg:tt)*) => {{
+        let _ = writeln!($s, $($arg)*);
+    }};
+}
+
+impl BuildReport {
+    /// What the build did, for the terminal: counts, what was redacted,
+    /// skipped lines and files (all of them with `verbose`), and the time
+    /// of each phase (with `timings`).
+    pub fn summary(&self, opts: &BuildOptions, verbose: bool, timings: bool) -> String {
+        let mut s = String::new();
+        wln!(
+            s,
+            "Built {} pages into {} in {:.2?}",
+            self.pages,
+            opts.out.display(),
+            self.elapsed()
+        );
+        wln!(
+            s,
+            "  {} projects, {} sessions ({} sub-agents), {} memories, {} prompts",
+            self.projects,
+            self.sessions,
+            self.subagents,
+            self.memories,
+            self.prompts
+        );
+        wln!(
+            s,
+            "  {:.1} MB of transcripts ({} lines); {} files, {:.1} MB, {} unchanged \
+             since the last build",
+            self.transcript_bytes as f64 / 1e6,
+            self.lines,
+            self.files_written,
+            self.bytes_written as f64 / 1e6,
+            self.files_unchanged
+        );
+        let c = self.cache;
+        if c.reused + c.resumed > 0 {
+            wln!(
+                s,
+                "  cache: {} transcripts unchanged, {} read from where they grew, {} read in full",
+                c.reused,
+                c.resumed,
+                c.read
+            );
+        }
+        if self.excluded > 0 {
+            wln!(
+                s,
+                "  {} sessions and memories left out by exclude",
+                self.excluded
+            );
+        }
+        if self.empty_sessions > 0 {
+            wln!(
+                s,
+                "  {} session files had nothing to show",
+                self.empty_sessions
+            );
+        }
+        if !self.redactions.is_empty() {
+            let parts: Vec<String> = self
+                .redactions
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            wln!(s, "  redacted: {}", parts.join(", "));
+        } else if !opts.redact {
+            wln!(
+                s,
+                "  redaction is OFF: check the output before publishing it"
+            );
+        }
+        if let Some(path) = &opts.report {
+            wln!(
+                s,
+                "  redaction report: {} ({} residual suspects to check)",
+                path.display(),
+                self.suspects
+            );
+        }
+        if !self.skips.is_empty() {
+            let lines = self.skips.iter().filter(|s| s.line.is_some()).count();
+            wln!(
+                s,
+                "  skipped {} lines and {} files/entries:",
+                lines,
+                self.skips.len() - lines
+            );
+            let limit = if verbose { usize::MAX } else { 10 };
+            for skip in self.skips.iter().take(limit) {
+                wln!(s, "    {skip}");
+            }
+            if self.skips.len() > limit {
+                wln!(
+                    s,
+                    "    … and {} more (--verbose lists them all)",
+                    self.skips.len() - limit
+                );
+            }
+        }
+        if timings {
+            for (phase, d) in &self.timings {
+                wln!(s, "  {phase:<9} {:>9.2?}", d);
+            }
+        }
+        s
+    }
+}
