@@ -38,6 +38,9 @@ fn page_results(site: &Path, page: &str, query: &str) -> Vec<String> {
 
 #[test]
 fn search_answers_from_file_urls_like_the_cli() {
+    if !common::has_chromium() {
+        return;
+    }
     let (_tmp, site) = demo_site();
     for (query, top) in common::search_cases() {
         let query = query.as_str();
@@ -73,6 +76,9 @@ fn search_answers_from_file_urls_like_the_cli() {
 
 #[test]
 fn bundled_themes_render_cleanly_everywhere() {
+    if !common::has_chromium() {
+        return;
+    }
     let shots = common::repo().join("target/screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     let pages = [

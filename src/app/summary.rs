@@ -87,6 +87,17 @@ impl BuildReport {
                 self.suspects
             );
         }
+        self.write_skips(&mut s, verbose);
+        if timings {
+            for (phase, d) in &self.timings {
+                wln!(s, "  {phase:<9} {:>9.2?}", d);
+            }
+        }
+        s
+    }
+
+    /// The skipped lines and files: the first ten, or all with `verbose`.
+    fn write_skips(&self, s: &mut String, verbose: bool) {
         if !self.skips.is_empty() {
             let lines = self.skips.iter().filter(|s| s.line.is_some()).count();
             wln!(
@@ -107,11 +118,5 @@ impl BuildReport {
                 );
             }
         }
-        if timings {
-            for (phase, d) in &self.timings {
-                wln!(s, "  {phase:<9} {:>9.2?}", d);
-            }
-        }
-        s
     }
 }
