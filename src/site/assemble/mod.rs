@@ -7,7 +7,7 @@
 //! sub-path. Internal links inside Markdown are written `@/path` and resolved
 //! by the `markdown` filter at render time.
 //!
-//! [`links::Links`] decides every path and cross-reference once; each page
+//! The link table (`links::Links`) decides every path and cross-reference once; each page
 //! kind (home, projects, memories, sessions, timeline) is a module that
 //! reads it and returns its pages.
 
