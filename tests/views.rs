@@ -1,0 +1,44 @@
+//! Snapshots of what templates receive: the view of one page of each kind,
+//! built from the demo. A change to a view shows here as a reviewable diff
+//! (`cargo insta review`, or `INSTA_UPDATE=always cargo test --test views`
+//! then read the diff of `tests/snapshots/`), before it shows in HTML.
+
+mod common;
+
+use ccwiki::knowledge::pipeline::Pipeline;
+use ccwiki::site::assemble::{assemble, View};
+
+#[test]
+fn views_of_each_page_kind() {
+    let (model, _) = Pipeline::new(vec![common::demo()])
+        .load()
+        .expect("the demo loads");
+    let site = assemble(&model).expect("the demo assembles");
+    let wanted = [
+        "index.html",
+        "about/index.html",
+        "projects/index.html",
+        "projects/tide-api/index.html",
+        "skills/clippy-gate/index.html",
+        "references/grafana-and-on-call/index.html",
+        "sessions/index.html",
+        "sessions/7c2d9e40/index.html",
+        "timeline/index.html",
+    ];
+    for path in wanted {
+        let page = site
+            .pages
+            .iter()
+            .find(|p| p.path == path)
+            .unwrap_or_else(|| panic!("the demo has no page {path}"));
+        let name = path.trim_end_matches("/index.html").replace('/', "-");
+        let name = if name == "index.html" { "home".to_string() } else { name };
+        match &page.view {
+            View::Session(s) => {
+                let loaded = s.load().expect("session turns load");
+                insta::assert_json_snapshot!(name, loaded.view());
+            }
+            view => insta::assert_json_snapshot!(name, view),
+        }
+    }
+}
