@@ -339,6 +339,31 @@ fn output_inside_the_source_is_refused() {
 }
 
 #[test]
+fn output_reaching_into_the_source_by_dots_or_symlinks_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("claude");
+    write(&src, "projects/-p/s.jsonl", "{}");
+    std::fs::create_dir_all(tmp.path().join("elsewhere")).unwrap();
+    let mut sneaky = vec![tmp.path().join("elsewhere/../claude/site")];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&src, tmp.path().join("link")).unwrap();
+        sneaky.push(tmp.path().join("link/site"));
+        sneaky.push(tmp.path().join("link/new/../site"));
+    }
+    for out in sneaky {
+        let err =
+            ccwiki::build(&common::options(vec![src.clone()], out.clone())).expect_err("refused");
+        assert!(
+            err.to_string().contains("overlaps the source"),
+            "{}: {err}",
+            out.display()
+        );
+    }
+    assert!(!src.join("site").exists() && !src.join("new").exists());
+}
+
+#[test]
 fn excluded_projects_and_private_memories_leave_no_trace() {
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("claude");

@@ -32,7 +32,11 @@ fn views_of_each_page_kind() {
             .find(|p| p.path == path)
             .unwrap_or_else(|| panic!("the demo has no page {path}"));
         let name = path.trim_end_matches("/index.html").replace('/', "-");
-        let name = if name == "index.html" { "home".to_string() } else { name };
+        let name = if name == "index.html" {
+            "home".to_string()
+        } else {
+            name
+        };
         match &page.view {
             View::Session(s) => {
                 let loaded = s.load().expect("session turns load");

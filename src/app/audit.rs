@@ -414,20 +414,8 @@ pub fn report_markdown(site: &Path, replaced: &BTreeMap<String, u64>, audit: &Au
 /// Refuse a report path inside the site: the report quotes what may be
 /// private, and the site is what gets published.
 pub fn check_report_path(report: &Path, out: &Path) -> Result<(), Error> {
-    let abs = |p: &Path| -> PathBuf {
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            std::env::current_dir().unwrap_or_default().join(p)
-        }
-    };
-    let (report_abs, out_abs) = (abs(report), abs(out));
-    let out_real = out_abs.canonicalize().unwrap_or(out_abs.clone());
-    let parent_real = report_abs
-        .parent()
-        .and_then(|p| p.canonicalize().ok())
-        .unwrap_or_else(|| report_abs.clone());
-    if report_abs.starts_with(&out_abs) || parent_real.starts_with(&out_real) {
+    let resolved = crate::base::dirs::resolved;
+    if resolved(report).starts_with(resolved(out)) {
         return Err(Error::ReportInSite {
             report: report.to_path_buf(),
             out: out.to_path_buf(),

@@ -1,6 +1,7 @@
 //! The whole build: every phase in order, timed, with a report.
 
 use crate::app::audit;
+use crate::base::dirs::resolved;
 use crate::base::error::Error;
 pub use crate::base::progress::Progress;
 use crate::base::skip::Skip;
@@ -133,13 +134,12 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         if !s.is_dir() {
             return Err(Error::SourceMissing { path: s.clone() });
         }
-        if let (Ok(src), Ok(out)) = (s.canonicalize(), absolute(&opts.out)) {
-            if out.starts_with(&src) || src.starts_with(&out) {
-                return Err(Error::OutputInSource {
-                    out: opts.out.clone(),
-                    source_dir: s.clone(),
-                });
-            }
+        let (src, out) = (resolved(s), resolved(&opts.out));
+        if out.starts_with(&src) || src.starts_with(&out) {
+            return Err(Error::OutputInSource {
+                out: opts.out.clone(),
+                source_dir: s.clone(),
+            });
         }
     }
     // Refuse a foreign output directory, a bad pattern or a broken template
@@ -210,13 +210,4 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.skips.sort();
     report.skips.dedup();
     Ok(report)
-}
-
-fn absolute(p: &std::path::Path) -> std::io::Result<PathBuf> {
-    if p.exists() {
-        p.canonicalize()
-    } else {
-        let cwd = std::env::current_dir()?;
-        Ok(cwd.join(p))
-    }
 }

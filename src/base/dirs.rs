@@ -30,3 +30,63 @@ pub fn site_key(out: &std::path::Path) -> String {
         crate::base::hash::hash_bytes(abs.to_string_lossy().as_bytes())
     )
 }
+
+/// `path` as the file system will resolve it, whether or not it exists yet:
+/// absolute, its longest existing ancestor canonicalised (symlinks followed),
+/// `.` and `..` in the rest applied. Paths are compared in this form, so
+/// `site/../source/x` or a symlink into the source cannot pass for
+/// somewhere else.
+pub fn resolved(path: &std::path::Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    // Walk up to the longest ancestor that exists, keeping what was passed.
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    let base = loop {
+        if let Ok(real) = existing.canonicalize() {
+            break real;
+        }
+        let (Some(last), Some(parent)) = (existing.components().next_back(), existing.parent())
+        else {
+            break existing.to_path_buf();
+        };
+        rest.push(last.as_os_str().to_os_string());
+        existing = parent;
+    };
+    // Then back down, applying `.` and `..`.
+    let mut out = base;
+    for part in rest.iter().rev() {
+        if part == ".." {
+            out.pop();
+        } else if part != "." {
+            out.push(part);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolved_sees_through_dots_and_symlinks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir_all(real.join("src/a")).unwrap();
+        assert_eq!(
+            resolved(&real.join("out/../src/site")),
+            real.join("src/site")
+        );
+        assert_eq!(resolved(&real.join("src/a/./b")), real.join("src/a/b"));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(real.join("src"), real.join("link")).unwrap();
+            assert_eq!(resolved(&real.join("link/site")), real.join("src/site"));
+            assert_eq!(resolved(&real.join("link/new/../x")), real.join("src/x"));
+        }
+    }
+}

@@ -198,7 +198,10 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
                     agent_id: id,
                     parent: Some(session.to_string()),
                     layout: SubagentLayout::Nested,
-                    meta: meta.is_file().then_some(meta),
+                    // A regular file only: a symlink could lead out of the source.
+                    meta: std::fs::symlink_metadata(&meta)
+                        .is_ok_and(|m| m.file_type().is_file())
+                        .then_some(meta),
                 },
                 size,
             });
@@ -331,6 +334,40 @@ mod tests {
         .unwrap();
         let s = discover(&[dir.path().to_path_buf()]).unwrap();
         assert!(s.roots[0].transcripts.is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_meta_file_is_not_read() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(
+            outside.path().join("secret.json"),
+            r#"{"description":"secret"}"#,
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let agents = dir.path().join("projects/-a/s1/subagents");
+        fs::create_dir_all(&agents).unwrap();
+        fs::write(agents.join("agent-x.jsonl"), "{}\n").unwrap();
+        fs::write(agents.join("agent-y.jsonl"), "{}\n").unwrap();
+        fs::write(agents.join("agent-y.meta.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.json"),
+            agents.join("agent-x.meta.json"),
+        )
+        .unwrap();
+        let s = discover(&[dir.path().to_path_buf()]).unwrap();
+        let metas: Vec<Option<PathBuf>> = s.roots[0]
+            .transcripts
+            .iter()
+            .map(|t| match &t.role {
+                FileRole::Subagent { meta, .. } => meta.clone(),
+                FileRole::Session => None,
+            })
+            .collect();
+        assert_eq!(metas.len(), 2);
+        assert_eq!(metas[0], None, "the symlinked meta is ignored");
+        assert!(metas[1].is_some(), "a real meta file is read");
     }
 }
 

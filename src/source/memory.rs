@@ -91,6 +91,19 @@ pub fn parse_memory(path: &Path, text: &str, entry: Option<&IndexEntry>) -> Pars
     if !has_frontmatter(text) {
         return Parsed::Keep(memory);
     }
+    if let Some(why) = unsafe_yaml(text) {
+        // Never handed to the YAML parser: read as plain `key: value` lines.
+        memory.body = strip_frontmatter(text).to_string();
+        let fields = loose_frontmatter(text).unwrap_or_default();
+        if fields.get("private").is_some_and(|v| v == "true") {
+            return Parsed::Private;
+        }
+        apply_fields(&mut memory, |k| fields.get(k).cloned());
+        return Parsed::KeepWithSkip(
+            memory,
+            format!("frontmatter {why}: read as plain key: value lines"),
+        );
+    }
     let parsed = match Matter::<YAML>::new().parse::<Pod>(text) {
         Ok(p) => p,
         Err(e) => {
@@ -141,6 +154,35 @@ pub fn parse_memory(path: &Path, text: &str, entry: Option<&IndexEntry>) -> Pars
         _ => field(&data, k),
     });
     Parsed::Keep(memory)
+}
+
+/// Frontmatter larger than this is not parsed as YAML.
+const FRONTMATTER_MAX: usize = 64 << 10;
+
+/// Why a frontmatter block must not reach the YAML parser, if it must not:
+/// anchors and aliases can expand exponentially (a few hundred bytes make
+/// gigabytes), and a huge block is no frontmatter a memory needs.
+fn unsafe_yaml(text: &str) -> Option<&'static str> {
+    let t = text.trim_start_matches('\u{feff}');
+    let rest = t.get(3..).unwrap_or("");
+    let block = match rest.find("\n---") {
+        Some(end) => &rest[..end],
+        None => rest,
+    };
+    if block.len() > FRONTMATTER_MAX {
+        return Some("is over 64 KB");
+    }
+    let bytes = block.as_bytes();
+    let alias = bytes.windows(2).enumerate().any(|(i, w)| {
+        let before = if i == 0 { b' ' } else { bytes[i - 1] };
+        matches!(w[0], b'&' | b'*')
+            && (w[1].is_ascii_alphanumeric() || w[1] == b'_')
+            && matches!(
+                before,
+                b' ' | b'\t' | b'\n' | b'[' | b'{' | b',' | b':' | b'-'
+            )
+    });
+    alias.then_some("uses YAML anchors or aliases")
 }
 
 /// Set name, description and kind from frontmatter fields, where present.
@@ -279,6 +321,37 @@ mod tests {
                 ("Alpha", None, "[[Alpha]]"),
                 ("b", Some("the b"), "[[b|the b]]")
             ]
+        );
+    }
+
+    #[test]
+    fn yaml_bombs_never_reach_the_parser() {
+        let mut bomb = String::from(
+            "---\nname: Bomb\na: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n",
+        );
+        for (i, prev) in ["a", "b", "c", "d", "e", "f", "g", "h"].iter().enumerate() {
+            let name = (b'b' + i as u8) as char;
+            bomb.push_str(&format!("{name}: &{name} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        bomb.push_str("---\nbody\n");
+        match parse_memory(Path::new("bomb.md"), &bomb, None) {
+            Parsed::KeepWithSkip(m, why) => {
+                assert_eq!(m.name, "Bomb");
+                assert_eq!(m.body.trim(), "body");
+                assert!(why.contains("aliases"), "{why}");
+            }
+            _ => panic!("a bomb is kept as a note, with a warning"),
+        }
+        let huge = format!("---\nname: Big\nx: {}\n---\nbody\n", "y".repeat(70_000));
+        assert!(matches!(
+            parse_memory(Path::new("big.md"), &huge, None),
+            Parsed::KeepWithSkip(_, why) if why.contains("64 KB")
+        ));
+        // Ordinary frontmatter still goes through YAML.
+        let plain =
+            "---\nname: Plain\ndescription: \"uses **bold** and a*b\"\ntype: user\n---\nx\n";
+        assert!(
+            matches!(parse_memory(Path::new("p.md"), plain, None), Parsed::Keep(m) if m.kind == "user")
         );
     }
 }
