@@ -12,7 +12,12 @@ Examples:
   ccwiki build                                  build ~/.claude into ./site
   ccwiki build --source examples/demo --out site
   ccwiki build --source ~/.claude --out ~/wiki/site --no-redact
-  CLAUDE_CONFIG_DIR=~/.config/claude ccwiki build";
+  CLAUDE_CONFIG_DIR=~/.config/claude ccwiki build
+
+Exit status:
+  0  built (skipped lines and files are reported, not fatal)
+  2  refused before writing anything: bad input, options or output directory
+  3  failed while writing: the previous site is left as it was";
 
 #[derive(Parser)]
 #[command(name = "ccwiki", version, about = "Turn a Claude Code data directory into a static wiki", after_help = EXAMPLES)]
@@ -127,12 +132,7 @@ fn main() -> ExitCode {
 
 fn fail(e: &Error) -> ExitCode {
     eprintln!("error: {e}");
-    match e {
-        Error::SourceMissing { .. } | Error::Config { .. } | Error::UnknownTheme { .. } => {
-            ExitCode::from(2)
-        }
-        _ => ExitCode::from(1),
-    }
+    ExitCode::from(e.exit_code())
 }
 
 fn run_init(args: InitArgs) -> ExitCode {

@@ -116,7 +116,7 @@ fn foreign_output_directory_is_refused_and_untouched() {
         .arg(&site)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "refused before writing");
     assert!(String::from_utf8_lossy(&out.stderr).contains("not made by ccwiki"));
     assert_eq!(
         std::fs::read_to_string(site.join("notes.txt")).unwrap(),

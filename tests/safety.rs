@@ -198,7 +198,10 @@ fn a_failed_build_leaves_the_previous_site_as_it_was() {
     write(&repo, "templates/session.html", "{% extends \"ccwiki/session.html\" %}{% block content %}{{ missing.value }}{% endblock content %}");
     let mut opts = common::options(vec![common::demo()], out.clone());
     opts.site_dir = Some(repo);
-    let err = ccwiki::build(&opts).unwrap_err().to_string();
+    let err = ccwiki::build(&opts).unwrap_err();
+    assert_eq!(err.exit_code(), 3, "failed while writing: {err}");
+    let err = err.to_string();
+    assert!(err.contains("previous site is left as it was"), "{err}");
     assert!(
         err.contains("templates/session.html:1:") && err.contains("missing"),
         "{err}"

@@ -11,7 +11,7 @@ use crate::base::error::Error;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::LazyLock;
 
 /// What a suspect looks like.

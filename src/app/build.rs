@@ -193,10 +193,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     };
     let stager = write::Stager::begin(&opts.out, &manifest.previous)?;
     let search_docs = std::mem::take(&mut site.search_docs);
-    timed(&mut report, "render", || {
+    let rendered = timed(&mut report, "render", || {
         render::render(&site, search_docs, &renderer, &stager)
-    })?;
-    let written = timed(&mut report, "write", || stager.commit())?;
+    });
+    Error::after_writing_began(rendered)?;
+    let written = Error::after_writing_began(timed(&mut report, "write", || stager.commit()))?;
     report.files_written = written.files;
     report.files_unchanged = written.unchanged;
     report.bytes_written = written.bytes;

@@ -34,12 +34,43 @@ pub enum Error {
     /// A redaction pattern from the configuration is not a valid regex.
     #[error("redaction pattern {kind:?}: {message}")]
     Pattern { kind: String, message: String },
+    /// The build failed after it began writing; the previous site is
+    /// left as it was.
+    #[error("{source} (the previous site is left as it was)")]
+    Midway {
+        #[source]
+        source: Box<Error>,
+    },
     /// The redaction report would be written inside the site.
     #[error("report {} is inside the site {}: the report quotes what may be private, write it elsewhere", report.display(), out.display())]
     ReportInSite { report: PathBuf, out: PathBuf },
 }
 
 impl Error {
+    /// The process exit code for this error: 3 when the build failed after
+    /// it began writing (the previous site intact), 2 when it refused
+    /// before writing anything.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Midway { .. } => 3,
+            _ => 2,
+        }
+    }
+
+    fn midway(self) -> Error {
+        match self {
+            Error::Midway { .. } => self,
+            e => Error::Midway {
+                source: Box::new(e),
+            },
+        }
+    }
+
+    /// Mark `result`'s error as one that happened after writing began.
+    pub fn after_writing_began<T>(result: Result<T, Error>) -> Result<T, Error> {
+        result.map_err(Error::midway)
+    }
+
     /// Wrap an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
