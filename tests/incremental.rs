@@ -225,3 +225,17 @@ fn memory_and_template_changes_show_up() {
     fs::remove_file(f.repo.join("templates/session.html")).unwrap();
     f.check("removing the override");
 }
+
+#[test]
+fn a_page_edited_by_hand_is_written_anew_even_at_the_same_length() {
+    let f = Fixture::new();
+    let page = f.out.join("skills/clippy-gate/index.html");
+    let original = fs::read(&page).unwrap();
+    // Same length, different bytes: a length check alone would keep it.
+    let mut edited = original.clone();
+    let at = edited.iter().position(|b| *b == b'C').expect("a capital C");
+    edited[at] = b'X';
+    fs::write(&page, &edited).unwrap();
+    f.check("a page edited by hand");
+    assert_eq!(fs::read(&page).unwrap(), original);
+}

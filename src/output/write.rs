@@ -144,7 +144,7 @@ impl<'a> Stager<'a> {
             .previous
             .get(rel)
             .is_some_and(|r| r.hash == record.hash && r.len == record.len);
-        if !(same_bytes && self.link_old(rel, &p, record.len)) {
+        if !(same_bytes && self.link_old(rel, &p, &record)) {
             fs::write(&p, bytes).map_err(|e| Error::io(&p, e))?;
         }
         self.remember(rel, record);
@@ -162,7 +162,7 @@ impl<'a> Stager<'a> {
             return Ok(false);
         };
         let p = self.prepare(rel)?;
-        if !self.link_old(rel, &p, record.len) {
+        if !self.link_old(rel, &p, record) {
             return Ok(false);
         }
         self.remember(rel, *record);
@@ -187,11 +187,15 @@ impl<'a> Stager<'a> {
         Ok(p)
     }
 
-    /// Hard-link the old site's `rel` to `p`, if it is there with length `len`.
-    fn link_old(&self, rel: &str, p: &Path, len: u64) -> bool {
+    /// Hard-link the old site's `rel` to `p`, if it still holds the bytes
+    /// `record` describes (a file edited by hand since is written anew).
+    fn link_old(&self, rel: &str, p: &Path, record: &FileRecord) -> bool {
         let old = self.out.join(rel);
-        let same_size = fs::symlink_metadata(&old).is_ok_and(|m| m.is_file() && m.len() == len);
-        let linked = same_size && fs::hard_link(&old, p).is_ok();
+        let regular =
+            fs::symlink_metadata(&old).is_ok_and(|m| m.is_file() && m.len() == record.len);
+        let intact = regular
+            && fs::read(&old).is_ok_and(|b| crate::base::hash::hash_bytes(&b) == record.hash);
+        let linked = intact && fs::hard_link(&old, p).is_ok();
         if linked {
             self.unchanged.fetch_add(1, Ordering::Relaxed);
         }
