@@ -239,7 +239,8 @@ fn a_killed_build_leaves_either_the_old_or_the_new_site() {
     let expected_new = tmp.path().join("expected");
     ccwiki::build(&common::options(vec![src.clone()], expected_new.clone())).unwrap();
     let new = common::read_tree(&expected_new);
-    for delay_ms in [5u64, 30, 80, 150, 300] {
+    // 30 kills spread over the whole build, from start-up to the swap.
+    for delay_ms in (0..30u64).map(|i| 2 + (i * 37) % 400) {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ccwiki"))
             .env("CCWIKI_CACHE_DIR", common::test_cache())
             .args(["build", "--quiet", "--source"])

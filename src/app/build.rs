@@ -144,6 +144,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     }
     // Refuse a foreign output directory, a bad pattern or a broken template
     // before doing any work.
+    write::recover(&opts.out)?;
     write::check_output(&opts.out)?;
     if let Some(r) = &opts.report {
         audit::check_report_path(r, &opts.out)?;
@@ -201,6 +202,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.files_written = written.files;
     report.files_unchanged = written.unchanged;
     report.bytes_written = written.bytes;
+    if let Some(w) = written.warning {
+        report.skips.push(Skip::file(&opts.out, w));
+    }
     manifest.save(written.manifest);
     if let Some(path) = &opts.report {
         let found = timed(&mut report, "audit", || audit::audit_site(&opts.out))?;

@@ -4,5 +4,6 @@ pub mod fingerprint;
 pub mod manifest;
 pub mod markdown;
 pub mod render;
+mod swap;
 pub mod theme;
 pub mod write;

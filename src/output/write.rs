@@ -6,6 +6,7 @@
 //! swapped in at the end, so an interrupted or failed build leaves the
 //! previous site as it was.
 
+use super::swap;
 use crate::base::error::Error;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -30,6 +31,8 @@ pub struct Written {
     pub unchanged: usize,
     /// What this build wrote, by path, for the next build.
     pub manifest: BTreeMap<String, FileRecord>,
+    /// Something that went wrong after the new site was in place.
+    pub warning: Option<String>,
 }
 
 /// What the write phase remembers of one file for the next build.
@@ -40,6 +43,13 @@ pub struct FileRecord {
     pub len: u64,
     /// Hash of everything that produced the bytes (template, context); 0 when unknown.
     pub input: u64,
+}
+
+/// Put back the previous site if a build was killed while swapping it,
+/// and remove what killed builds left beside `out` (only what proves to be
+/// ccwiki's). Every build starts with this.
+pub fn recover(out: &Path) -> Result<(), Error> {
+    swap::recover(out)
 }
 
 /// Check that `out` may be replaced: absent, empty, or made by ccwiki.
@@ -75,16 +85,6 @@ fn is_contained(rel: &str) -> bool {
             .all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// The staging directory beside `out`.
-fn sibling(out: &Path, tag: &str) -> PathBuf {
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "site".to_string());
-    let parent = out.parent().unwrap_or_else(|| Path::new("."));
-    parent.join(format!(".{name}.ccwiki-{tag}-{}", std::process::id()))
-}
-
 /// A new site being written beside the old one. Files go in with
 /// [`Stager::put`] (from many threads at once, as they are rendered, so the
 /// whole site is never held in memory); [`Stager::commit`] swaps it in.
@@ -92,6 +92,8 @@ fn sibling(out: &Path, tag: &str) -> PathBuf {
 pub struct Stager<'a> {
     out: PathBuf,
     staging: PathBuf,
+    /// This build's id: it names and proves the staging directory.
+    id: String,
     previous: &'a BTreeMap<String, FileRecord>,
     manifest: Mutex<BTreeMap<String, FileRecord>>,
     unchanged: AtomicUsize,
@@ -111,15 +113,14 @@ impl<'a> Stager<'a> {
         if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
-        remove_stale_staging(out);
-        let staging = sibling(out, "new");
-        if staging.exists() {
-            fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
-        }
-        fs::create_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+        let id = swap::build_id();
+        let staging = swap::temp_dir(out, "new", &id);
+        fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
+        swap::claim(&staging, &id)?;
         let stager = Stager {
             out: out.to_path_buf(),
             staging,
+            id,
             previous,
             manifest: Mutex::new(BTreeMap::new()),
             unchanged: AtomicUsize::new(0),
@@ -211,7 +212,7 @@ impl<'a> Stager<'a> {
 
     /// Swap the new site in for the old one.
     pub fn commit(mut self) -> Result<Written, Error> {
-        swap(&self.staging, &self.out)?;
+        let warning = swap::swap(&self.staging, &self.out, &self.id)?;
         self.committed = true;
         let manifest = std::mem::take(self.manifest.get_mut().unwrap_or_else(|e| e.into_inner()));
         Ok(Written {
@@ -219,6 +220,7 @@ impl<'a> Stager<'a> {
             bytes: self.bytes.load(Ordering::Relaxed),
             unchanged: self.unchanged.load(Ordering::Relaxed),
             manifest,
+            warning,
         })
     }
 }
@@ -243,54 +245,6 @@ pub fn write_site(
         .par_iter()
         .try_for_each(|(rel, bytes)| stager.put(rel, bytes, 0))?;
     stager.commit()
-}
-
-/// Remove staging folders that a killed build left beside `out`: only ours
-/// (they hold the marker) and only when the process that made them is gone.
-fn remove_stale_staging(out: &Path) {
-    let Some(name) = out.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return;
-    };
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let Ok(entries) = fs::read_dir(parent) else {
-        return;
-    };
-    for e in entries.filter_map(Result::ok) {
-        let file = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = file
-            .strip_prefix(&format!(".{name}.ccwiki-new-"))
-            .or_else(|| file.strip_prefix(&format!(".{name}.ccwiki-old-")))
-        else {
-            continue;
-        };
-        let alive = rest
-            .parse::<u32>()
-            .map(|pid| pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists())
-            .unwrap_or(true);
-        if !alive && cfg!(target_os = "linux") && e.path().join(MARKER).is_file() {
-            let _ = fs::remove_dir_all(e.path());
-        }
-    }
-}
-
-/// Move `staging` to `out`, replacing the old site only once the new one is complete.
-fn swap(staging: &Path, out: &Path) -> Result<(), Error> {
-    if fs::symlink_metadata(out).is_ok() {
-        let old = sibling(out, "old");
-        fs::rename(out, &old).map_err(|e| Error::io(out, e))?;
-        if let Err(e) = fs::rename(staging, out) {
-            // Put the previous site back.
-            let _ = fs::rename(&old, out);
-            return Err(Error::io(out, e));
-        }
-        fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
-    } else {
-        fs::rename(staging, out).map_err(|e| Error::io(out, e))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,202 @@
+//! Swapping a new site in for the old one, and finding the old one again
+//! after a build that was killed while it did.
+//!
+//! Temporary directories beside the output are named
+//! `.<out>.ccwiki-<new|old>-<build id>`, with a random build id, and hold a
+//! [`BUILD_FILE`] with that id: a directory is removed or restored only when
+//! both agree, so nothing ccwiki did not make is ever touched.
+
+use super::write::MARKER;
+use crate::base::error::Error;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The file in a temporary directory that proves which build made it.
+pub(super) const BUILD_FILE: &str = ".ccwiki-build";
+
+/// A new random build id.
+pub(super) fn build_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(t.as_nanos());
+    }
+    format!("{:016x}", h.finish())
+}
+
+fn out_name(out: &Path) -> String {
+    out.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "site".to_string())
+}
+
+fn parent_of(out: &Path) -> &Path {
+    out.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The temporary directory `tag` (`new`, `old`) of build `id` beside `out`.
+pub(super) fn temp_dir(out: &Path, tag: &str, id: &str) -> PathBuf {
+    parent_of(out).join(format!(".{}.ccwiki-{tag}-{id}", out_name(out)))
+}
+
+/// Mark `dir` as made by build `id`.
+pub(super) fn claim(dir: &Path, id: &str) -> Result<(), Error> {
+    let file = dir.join(BUILD_FILE);
+    fs::write(&file, id).map_err(|e| Error::io(&file, e))
+}
+
+/// Whether `dir` proves it was made by build `id`.
+fn proven(dir: &Path, id: &str) -> bool {
+    dir.join(MARKER).is_file() && fs::read_to_string(dir.join(BUILD_FILE)).is_ok_and(|s| s == id)
+}
+
+/// Before anything else: if a build was killed between its two renames,
+/// put the previous site back at `out`; remove what killed builds left.
+pub(super) fn recover(out: &Path) -> Result<(), Error> {
+    let prefix = format!(".{}.ccwiki-", out_name(out));
+    let Ok(entries) = fs::read_dir(parent_of(out)) else {
+        return Ok(());
+    };
+    let mut found: Vec<(PathBuf, bool)> = Vec::new();
+    for e in entries.filter_map(Result::ok) {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let (old, id) = match (rest.strip_prefix("old-"), rest.strip_prefix("new-")) {
+            (Some(id), _) => (true, id),
+            (_, Some(id)) => (false, id),
+            _ => continue,
+        };
+        if proven(&e.path(), id) {
+            found.push((e.path(), old));
+        }
+    }
+    for (dir, old) in found {
+        if old && fs::symlink_metadata(out).is_err() {
+            fs::rename(&dir, out).map_err(|e| Error::io(out, e))?;
+            let _ = fs::remove_file(out.join(BUILD_FILE));
+        } else {
+            let _ = fs::remove_dir_all(&dir);
+        }
+    }
+    Ok(())
+}
+
+/// Move `staging` (of build `id`) to `out`. The old site is replaced in one
+/// atomic step where the system can (Linux), else by two renames that
+/// [`recover`] can undo. Returns a warning when the old copy could not be
+/// removed afterwards: the new site is in place all the same.
+pub(super) fn swap(staging: &Path, out: &Path, id: &str) -> Result<Option<String>, Error> {
+    // The new site goes out without the proof; the old one takes it.
+    let _ = fs::remove_file(staging.join(BUILD_FILE));
+    if fs::symlink_metadata(out).is_err() {
+        fs::rename(staging, out).map_err(|e| Error::io(out, e))?;
+        return Ok(None);
+    }
+    claim(out, id)?;
+    let old = if exchange(staging, out) {
+        staging.to_path_buf()
+    } else {
+        let old = temp_dir(out, "old", id);
+        if let Err(e) = fs::rename(out, &old) {
+            let _ = fs::remove_file(out.join(BUILD_FILE));
+            return Err(Error::io(out, e));
+        }
+        if let Err(e) = fs::rename(staging, out) {
+            // Put the previous site back.
+            let _ = fs::rename(&old, out);
+            let _ = fs::remove_file(out.join(BUILD_FILE));
+            return Err(Error::io(out, e));
+        }
+        old
+    };
+    Ok(fs::remove_dir_all(&old).err().map(|e| {
+        format!(
+            "the new site is in place, but the previous copy at {} could not be removed ({e}); remove it yourself",
+            old.display()
+        )
+    }))
+}
+
+/// Exchange two directories in one step; false where the system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> bool {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).is_ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(dir: &Path, page: &str) {
+        fs::create_dir_all(dir).unwrap();
+        fs::write(dir.join(MARKER), "m").unwrap();
+        fs::write(dir.join("index.html"), page).unwrap();
+    }
+
+    #[test]
+    fn a_build_killed_between_renames_gets_its_site_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("site");
+        // killed after `site` became the old copy, before the new one moved in
+        let old = temp_dir(&out, "old", "abc");
+        site(&old, "previous");
+        claim(&old, "abc").unwrap();
+        let new = temp_dir(&out, "new", "abc");
+        site(&new, "half");
+        claim(&new, "abc").unwrap();
+        recover(&out).unwrap();
+        assert_eq!(
+            fs::read_to_string(out.join("index.html")).unwrap(),
+            "previous"
+        );
+        assert!(!out.join(BUILD_FILE).exists());
+        assert_eq!(
+            fs::read_dir(tmp.path()).unwrap().count(),
+            1,
+            "temporaries gone"
+        );
+    }
+
+    #[test]
+    fn what_ccwiki_did_not_make_is_never_touched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("site");
+        site(&out, "live");
+        // same name shape, no proof, or proof of another id
+        let foreign = temp_dir(&out, "new", "1234");
+        site(&foreign, "theirs");
+        let lying = temp_dir(&out, "old", "5678");
+        site(&lying, "theirs too");
+        claim(&lying, "9999").unwrap();
+        recover(&out).unwrap();
+        assert!(foreign.join("index.html").exists() && lying.join("index.html").exists());
+        assert_eq!(fs::read_to_string(out.join("index.html")).unwrap(), "live");
+    }
+
+    #[test]
+    fn swap_replaces_the_site_and_leaves_nothing_beside_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("site");
+        site(&out, "old");
+        let id = build_id();
+        let staging = temp_dir(&out, "new", &id);
+        site(&staging, "new");
+        claim(&staging, &id).unwrap();
+        assert_eq!(swap(&staging, &out, &id).unwrap(), None);
+        assert_eq!(fs::read_to_string(out.join("index.html")).unwrap(), "new");
+        assert!(!out.join(BUILD_FILE).exists(), "the proof is not published");
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
+        assert_ne!(build_id(), build_id());
+    }
+}
