@@ -239,3 +239,34 @@ fn a_page_edited_by_hand_is_written_anew_even_at_the_same_length() {
     f.check("a page edited by hand");
     assert_eq!(fs::read(&page).unwrap(), original);
 }
+
+#[test]
+fn a_corrupt_cache_is_noticed_and_rebuilt() {
+    let f = Fixture::new();
+    let dir = common::test_cache().join(ccwiki::base::dirs::site_key(&f.out));
+    let mut flipped = 0;
+    for e in walkdir::WalkDir::new(&dir)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        if e.file_type().is_file() {
+            let mut bytes = fs::read(e.path()).unwrap();
+            let mid = bytes.len() / 2;
+            if let Some(b) = bytes.get_mut(mid) {
+                *b ^= 0x55;
+                fs::write(e.path(), &bytes).unwrap();
+                flipped += 1;
+            }
+        }
+    }
+    assert!(
+        flipped >= 2,
+        "the cache holds its index and states: {flipped}"
+    );
+    let report = f.check("a corrupted cache");
+    assert_eq!(
+        report.cache.reused + report.cache.resumed,
+        0,
+        "nothing served from a corrupt cache"
+    );
+}

@@ -6,21 +6,32 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::path::Path;
 
-/// `value`, encoded.
+/// `value`, encoded, sealed with a checksum of the encoding (what is kept
+/// between builds can be torn or corrupted on disk).
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, postcard::Error> {
-    postcard::to_stdvec(value)
+    let mut bytes = postcard::to_stdvec(value)?;
+    let sum = crate::base::hash::hash_bytes(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    Ok(bytes)
 }
 
-/// Append `value`, encoded, to `buf`.
+/// Append `value`, encoded (unsealed: for a file that lives only as long
+/// as the build), to `buf`.
 pub fn encode_into<T: Serialize>(value: &T, buf: &mut Vec<u8>) -> Result<(), postcard::Error> {
     *buf = postcard::to_extend(value, std::mem::take(buf))?;
     Ok(())
 }
 
-/// A value decoded from all of `bytes`; None for bytes that do not hold one
-/// (a file of an older version, a torn write).
+/// A value decoded from all of `bytes`, as [`encode`] sealed it; None for
+/// bytes that do not hold one (a file of an older version, a torn write, a
+/// flipped bit).
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
-    postcard::from_bytes(bytes).ok()
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    let sum = u64::from_le_bytes(sum.try_into().ok()?);
+    if crate::base::hash::hash_bytes(body) != sum {
+        return None;
+    }
+    postcard::from_bytes(body).ok()
 }
 
 /// The value at the start of `bytes`, and how many bytes it took.
@@ -66,6 +77,14 @@ mod tests {
         let (v, _): ((String, u64), usize) = decode_prefix(&buf[used..]).unwrap();
         assert_eq!(v, ("bc".to_string(), 8));
         assert_eq!(decode::<(String, u64)>(&[0xff, 0xff]), None);
+        // A flipped bit anywhere is caught by the seal.
+        let sealed = encode(&("abc".to_string(), 5u64)).unwrap();
+        assert_eq!(decode(&sealed), Some(("abc".to_string(), 5u64)));
+        for i in 0..sealed.len() {
+            let mut bad = sealed.clone();
+            bad[i] ^= 0x10;
+            assert_eq!(decode::<(String, u64)>(&bad), None, "flip at {i}");
+        }
     }
 
     #[test]

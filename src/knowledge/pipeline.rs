@@ -138,7 +138,15 @@ impl Pipeline {
             Some(out) => Cache::open(out, self.cache_dir.as_deref(), &redactor),
             None => Cache::disabled(),
         };
-        let spill = Spill::new(self.cache_dir.as_deref())?;
+        // Without anywhere to put them, turns stay in memory: slower for a
+        // big data directory, but the build goes on.
+        let spill = Spill::new(self.cache_dir.as_deref()).unwrap_or_else(|e| {
+            report.skips.push(Skip::file(
+                std::env::temp_dir(),
+                format!("cannot keep temporary files ({e}); holding every turn in memory"),
+            ));
+            Spill::none()
+        });
         let extracted = timed(&mut report, "extract", || {
             extract::extract_cached(
                 &sources.roots,
