@@ -9,7 +9,7 @@ use crate::knowledge::model::{Memory, MemoryKind};
 use crate::knowledge::redact::{Redactor, Scrub, Tally};
 use crate::source::discover::{MemoryDir, Root};
 use crate::source::memory::{parse_index, parse_memory, IndexEntry, Parsed, RawMemory};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// What triage produced for all roots.
@@ -36,6 +36,7 @@ pub fn triage(roots: &[Root], r: &Redactor) -> Triaged {
 
 fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
     let mut index: Vec<IndexEntry> = Vec::new();
+    let names: HashSet<&str> = dir.files.iter().map(|f| file_name(f)).collect();
     if let Some(path) = &dir.index {
         match std::fs::read(path) {
             Ok(bytes) => index = parse_index(&String::from_utf8_lossy(&bytes)),
@@ -44,8 +45,7 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
                 .push(Skip::file(path, format!("cannot read: {e}"))),
         }
         for entry in &index {
-            let exists = dir.files.iter().any(|f| file_name(f) == entry.target);
-            if !exists && !entry.target.contains("://") {
+            if !names.contains(entry.target.as_str()) && !entry.target.contains("://") {
                 out.skips.push(Skip::line(
                     path,
                     entry.line,
@@ -54,16 +54,14 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
             }
         }
     }
-    let by_target: HashMap<&str, &IndexEntry> =
-        index.iter().map(|e| (e.target.as_str(), e)).collect();
+    // The first index entry for each target, and where it stands.
+    let mut by_target: HashMap<&str, (usize, &IndexEntry)> = HashMap::new();
+    for (i, e) in index.iter().enumerate() {
+        by_target.entry(e.target.as_str()).or_insert((i, e));
+    }
     // Indexed files first, in index order; then the rest by name.
     let mut files: Vec<&Path> = dir.files.iter().map(|p| p.as_path()).collect();
-    let order = |p: &Path| {
-        index
-            .iter()
-            .position(|e| e.target == file_name(p))
-            .unwrap_or(usize::MAX)
-    };
+    let order = |p: &Path| by_target.get(file_name(p)).map_or(usize::MAX, |(i, _)| *i);
     files.sort_by(|a, b| order(a).cmp(&order(b)).then_with(|| a.cmp(b)));
     for path in files {
         let text = match std::fs::read(path) {
@@ -74,7 +72,7 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
                 continue;
             }
         };
-        let entry = by_target.get(file_name(path)).copied();
+        let entry = by_target.get(file_name(path)).map(|(_, e)| *e);
         let raw = match parse_memory(path, &text, entry) {
             Parsed::Keep(m) => m,
             Parsed::Private => continue,

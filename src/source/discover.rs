@@ -224,7 +224,13 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
 }
 
 fn memory_dir<'a>(root: &'a mut Root, dir: &str, file: &Path) -> &'a mut MemoryDir {
-    let pos = match root.memory_dirs.iter().position(|m| m.project_dir == dir) {
+    // The walk is sorted: a folder's files come together, so its entry is
+    // nearly always the last one (and a search stays rare: linear overall).
+    let last = root.memory_dirs.len().checked_sub(1);
+    let pos = match last
+        .filter(|&l| root.memory_dirs[l].project_dir == dir)
+        .or_else(|| root.memory_dirs.iter().position(|m| m.project_dir == dir))
+    {
         Some(p) => p,
         None => {
             root.memory_dirs.push(MemoryDir {
