@@ -10,13 +10,12 @@ use std::path::Path;
 /// Lines of a transcript: real record shapes with arbitrary values, broken
 /// JSON, and plain garbage.
 fn transcript_line() -> impl Strategy<Value = Vec<u8>> {
-    let text = any::<String>();
     prop_oneof![
-        text.clone().prop_map(|t| serde_json::json!({"type":"user","sessionId":"s1","uuid":"u","cwd":"/home/x/p","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":t}}).to_string().into_bytes()),
-        (text.clone(), text.clone()).prop_map(|(a, b)| serde_json::json!({"type":"assistant","sessionId":"s1","message":{"id":a,"model":"m","content":[{"type":"text","text":b},{"type":"tool_use","id":"t","name":a,"input":{"command":b}}]}}).to_string().into_bytes()),
-        text.clone().prop_map(|t| serde_json::json!({"type":"user","sessionId":"s1","isSidechain":true,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":t}]}}).to_string().into_bytes()),
-        text.clone().prop_map(|t| serde_json::json!({"type":"summary","summary":t,"leafUuid":t}).to_string().into_bytes()),
-        text.clone().prop_map(|t| format!("{{\"type\":\"user\",\"message\":{{\"content\":\"{t}").into_bytes()),
+        any::<String>().prop_map(|t| serde_json::json!({"type":"user","sessionId":"s1","uuid":"u","cwd":"/home/x/p","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":t}}).to_string().into_bytes()),
+        (any::<String>(), any::<String>()).prop_map(|(a, b)| serde_json::json!({"type":"assistant","sessionId":"s1","message":{"id":a,"model":"m","content":[{"type":"text","text":b},{"type":"tool_use","id":"t","name":a,"input":{"command":b}}]}}).to_string().into_bytes()),
+        any::<String>().prop_map(|t| serde_json::json!({"type":"user","sessionId":"s1","isSidechain":true,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":t}]}}).to_string().into_bytes()),
+        any::<String>().prop_map(|t| serde_json::json!({"type":"summary","summary":t,"leafUuid":t}).to_string().into_bytes()),
+        any::<String>().prop_map(|t| format!("{{\"type\":\"user\",\"message\":{{\"content\":\"{t}").into_bytes()),
         prop::collection::vec(any::<u8>(), 0..200),
     ]
 }
