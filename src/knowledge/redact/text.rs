@@ -5,6 +5,7 @@ use super::Redactor;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// How many characters past a cut the redactor sees: more than the longest
 /// secret it knows (a 4096-bit PEM key is about 3,300), so a secret that
@@ -144,14 +145,43 @@ impl<'r> Scrub<'r> {
         self.redactor
     }
 
-    /// Redact `raw`.
+    /// Redact `raw`. A text over [`TEXT_MAX`] bytes is cut there (after
+    /// redaction, like every cut) and says so at its end.
     pub fn text(&mut self, raw: &str) -> Text {
+        if raw.len() > TEXT_MAX {
+            return self.capped(raw);
+        }
+        Text(self.clean(raw))
+    }
+
+    /// Redacted, controls stripped, never cut.
+    fn clean(&mut self, raw: &str) -> String {
         let clean = self.redactor.redact_tally(raw, &mut self.tally);
-        Text(strip_controls(&clean).into_owned())
+        strip_controls(&clean).into_owned()
+    }
+
+    fn capped(&mut self, raw: &str) -> Text {
+        let mut keep = TEXT_MAX;
+        while !raw.is_char_boundary(keep) {
+            keep -= 1;
+        }
+        // Redacted with the usual look past the cut, then cut.
+        let window = cut_chars(raw, raw[..keep].chars().count() + LOOKAHEAD);
+        let clean = self.clean(window);
+        let mut shown = cut_chars(&clean, raw[..keep].chars().count()).to_string();
+        let _ = write!(
+            shown,
+            "\n\n[… {} more bytes not shown: ccwiki shows at most 1 MB of one text]",
+            raw.len() - keep
+        );
+        Text(shown)
     }
 
     /// Redact `raw`, reusing its buffer when nothing changes.
     pub fn owned(&mut self, raw: String) -> Text {
+        if raw.len() > TEXT_MAX {
+            return self.capped(&raw);
+        }
         let clean = match self.redactor.redact_tally(&raw, &mut self.tally) {
             Cow::Borrowed(_) => raw,
             Cow::Owned(s) => s,
@@ -171,14 +201,14 @@ impl<'r> Scrub<'r> {
     /// redactor sees [`LOOKAHEAD`] characters past the cut.
     pub fn prefix(&mut self, raw: &str, max: usize) -> Text {
         let window = cut_chars(raw, max.saturating_add(LOOKAHEAD));
-        let clean = self.text(window);
+        let clean = self.clean(window);
         Text(cut_chars(&clean, max).to_string())
     }
 
     /// [`crate::base::text::one_line`] of `raw`, after redaction.
     pub fn one_line(&mut self, raw: &str, max: usize) -> Text {
         let window = cut_chars(raw, max.saturating_add(LOOKAHEAD));
-        let clean = self.text(window);
+        let clean = self.clean(window);
         Text(crate::base::text::one_line(&clean, max))
     }
 
@@ -187,6 +217,11 @@ impl<'r> Scrub<'r> {
         self.text(&raw.to_string_lossy())
     }
 }
+
+/// The most of one text (a prompt, an answer, a tool result, a memory)
+/// that is kept: a page stays readable, and a build's memory bounded,
+/// whatever one line of a transcript holds.
+pub const TEXT_MAX: usize = 1 << 20;
 
 /// `text` up to its `max`-th character.
 pub(crate) fn cut_chars(text: &str, max: usize) -> &str {
@@ -280,5 +315,22 @@ mod tests {
     fn cuts_count_characters() {
         assert_eq!(cut_chars("héllo", 2), "hé");
         assert_eq!(cut_chars("hi", 5), "hi");
+    }
+
+    #[test]
+    fn a_huge_text_is_cut_after_redaction_and_says_so() {
+        let red = Redactor::new(&super::super::RedactConfig::default()).unwrap();
+        let mut sc = Scrub::new(&red);
+        // a secret straddling the cut is caught whole
+        let secret = format!("ghp_{}", "A1b2C3d4".repeat(5));
+        let mut raw = "é".repeat((TEXT_MAX - 10) / 2);
+        raw.push(' ');
+        raw.push_str(&secret);
+        raw.push_str(&" tail".repeat(100_000));
+        let shown = sc.text(&raw);
+        assert!(shown.len() < TEXT_MAX + 200, "{}", shown.len());
+        assert!(!shown.contains("ghp_A1b2"), "no piece of the secret");
+        assert!(shown.ends_with("ccwiki shows at most 1 MB of one text]"));
+        assert_eq!(sc.owned(raw.clone()), shown);
     }
 }
