@@ -70,7 +70,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-pub use text::{Scrub, Tally, Text, LOOKAHEAD};
+pub use text::{Scrub, Tally, Text, LOOKAHEAD, TEXT_MAX};
 
 use regex::Regex;
 use std::fmt;
