@@ -270,7 +270,21 @@ fn a_killed_build_leaves_either_the_old_or_the_new_site() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.contains("ccwiki-"))
         .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // What each leftover holds, to tell which step a kill interrupted.
+    let inside: Vec<String> = leftovers
+        .iter()
+        .map(|l| {
+            let dir = tmp.path().join(l);
+            let proof = std::fs::read_to_string(dir.join(".ccwiki-build")).unwrap_or_default();
+            let files: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .take(4)
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            format!("{l}: proof {proof:?}, holds {files:?}")
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "{inside:?}");
 }
 
 #[test]

@@ -127,9 +127,10 @@ fn timed<T>(report: &mut BuildReport, phase: &'static str, f: impl FnOnce() -> T
     out
 }
 
-/// Build the wiki described by `opts`.
-pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
-    let mut report = BuildReport::default();
+/// Refuse, before any work, a missing source, an output that overlaps a
+/// source, a foreign output directory, a report inside the site; put back
+/// a site that a killed build left aside.
+fn check_paths(opts: &BuildOptions) -> Result<(), Error> {
     for s in &opts.sources {
         if !s.is_dir() {
             return Err(Error::SourceMissing { path: s.clone() });
@@ -142,13 +143,18 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
             });
         }
     }
-    // Refuse a foreign output directory, a bad pattern or a broken template
-    // before doing any work.
     write::recover(&opts.out)?;
     write::check_output(&opts.out)?;
     if let Some(r) = &opts.report {
         audit::check_report_path(r, &opts.out)?;
     }
+    Ok(())
+}
+
+/// Build the wiki described by `opts`.
+pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
+    let mut report = BuildReport::default();
+    check_paths(opts)?;
     let pipeline = opts.pipeline();
     pipeline.check()?;
     let theme = crate::output::theme::resolve(&opts.theme, opts.site_dir.as_deref())?;

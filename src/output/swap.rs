@@ -53,6 +53,33 @@ fn proven(dir: &Path, id: &str) -> bool {
     dir.join(MARKER).is_file() && fs::read_to_string(dir.join(BUILD_FILE)).is_ok_and(|s| s == id)
 }
 
+/// Remove a directory of ours, its proof last: a build killed while it
+/// removes leaves a directory that still proves whose it is.
+pub(super) fn remove_proven(dir: &Path) -> std::io::Result<()> {
+    for e in fs::read_dir(dir)? {
+        let e = e?;
+        if e.file_name() == BUILD_FILE {
+            continue;
+        }
+        if e.file_type()?.is_dir() {
+            fs::remove_dir_all(e.path())?;
+        } else {
+            fs::remove_file(e.path())?;
+        }
+    }
+    let _ = fs::remove_file(dir.join(BUILD_FILE));
+    fs::remove_dir(dir)
+}
+
+/// Whether `dir` holds nothing but, at most, a proof file.
+fn holds_nothing(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .all(|e| e.file_name() == BUILD_FILE && e.file_type().is_ok_and(|t| t.is_file()))
+    })
+}
+
 /// Before anything else: if a build was killed between its two renames,
 /// put the previous site back at `out`; remove what killed builds left.
 pub(super) fn recover(out: &Path) -> Result<(), Error> {
@@ -75,14 +102,24 @@ pub(super) fn recover(out: &Path) -> Result<(), Error> {
             found.push((e.path(), old));
         }
     }
+    // A build killed before its proof was fully written left a directory
+    // holding nothing else: removing it loses nothing.
+    let entries = fs::read_dir(parent_of(out)).into_iter().flatten();
+    for e in entries.filter_map(Result::ok) {
+        if e.file_name().to_string_lossy().starts_with(&prefix) && holds_nothing(&e.path()) {
+            let _ = fs::remove_file(e.path().join(BUILD_FILE));
+            let _ = fs::remove_dir(e.path());
+        }
+    }
     for (dir, old) in found {
         if old && fs::symlink_metadata(out).is_err() {
             fs::rename(&dir, out).map_err(|e| Error::io(out, e))?;
-            let _ = fs::remove_file(out.join(BUILD_FILE));
         } else {
-            let _ = fs::remove_dir_all(&dir);
+            let _ = remove_proven(&dir);
         }
     }
+    // A build killed right after its swap left its proof in the site.
+    let _ = fs::remove_file(out.join(BUILD_FILE));
     Ok(())
 }
 
@@ -91,10 +128,10 @@ pub(super) fn recover(out: &Path) -> Result<(), Error> {
 /// [`recover`] can undo. Returns a warning when the old copy could not be
 /// removed afterwards: the new site is in place all the same.
 pub(super) fn swap(staging: &Path, out: &Path, id: &str) -> Result<Option<String>, Error> {
-    // The new site goes out without the proof; the old one takes it.
-    let _ = fs::remove_file(staging.join(BUILD_FILE));
+    // Both copies carry the proof through the swap; the site drops it after.
     if fs::symlink_metadata(out).is_err() {
         fs::rename(staging, out).map_err(|e| Error::io(out, e))?;
+        let _ = fs::remove_file(out.join(BUILD_FILE));
         return Ok(None);
     }
     claim(out, id)?;
@@ -114,7 +151,8 @@ pub(super) fn swap(staging: &Path, out: &Path, id: &str) -> Result<Option<String
         }
         old
     };
-    Ok(fs::remove_dir_all(&old).err().map(|e| {
+    let _ = fs::remove_file(out.join(BUILD_FILE));
+    Ok(remove_proven(&old).err().map(|e| {
         format!(
             "the new site is in place, but the previous copy at {} could not be removed ({e}); remove it yourself",
             old.display()
@@ -179,8 +217,15 @@ mod tests {
         let lying = temp_dir(&out, "old", "5678");
         site(&lying, "theirs too");
         claim(&lying, "9999").unwrap();
+        // an empty one, as a build killed at its first step leaves it, goes
+        let empty = temp_dir(&out, "new", "0000");
+        fs::create_dir(&empty).unwrap();
+        let half = temp_dir(&out, "new", "0001");
+        fs::create_dir(&half).unwrap();
+        fs::write(half.join(BUILD_FILE), "").unwrap();
         recover(&out).unwrap();
         assert!(foreign.join("index.html").exists() && lying.join("index.html").exists());
+        assert!(!empty.exists() && !half.exists());
         assert_eq!(fs::read_to_string(out.join("index.html")).unwrap(), "live");
     }
 

@@ -228,7 +228,7 @@ impl<'a> Stager<'a> {
 impl Drop for Stager<'_> {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = fs::remove_dir_all(&self.staging);
+            let _ = swap::remove_proven(&self.staging);
         }
     }
 }
