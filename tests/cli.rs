@@ -272,3 +272,25 @@ fn report_lists_replacements_markers_and_suspects_outside_the_site() {
     assert!(!inside.exists());
     assert_eq!(std::fs::read_dir(&site).unwrap().count(), before);
 }
+
+#[test]
+fn a_source_without_claude_code_data_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = ccwiki()
+        .args(["build", "--source"])
+        .arg(&empty)
+        .arg("--out")
+        .arg(tmp.path().join("site"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("holds no Claude Code data") && err.contains("empty"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!tmp.path().join("site").exists());
+}

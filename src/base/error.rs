@@ -9,6 +9,9 @@ pub enum Error {
     /// The source directory does not exist or is not a directory.
     #[error("source directory {} not found: pass --source DIR or set CLAUDE_CONFIG_DIR", path.display())]
     SourceMissing { path: PathBuf },
+    /// The source holds nothing Claude Code writes.
+    #[error("{} holds no Claude Code data: expected projects/<folder>/<session>.jsonl, memory files or history.jsonl; pass the folder that holds projects/ (usually ~/.claude)", path.display())]
+    NoData { path: PathBuf },
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {

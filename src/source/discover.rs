@@ -6,6 +6,7 @@
 use crate::base::error::Error;
 use crate::base::skip::Skip;
 use serde::{Deserialize, Serialize};
+use std::fs;
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
@@ -84,13 +85,34 @@ pub fn discover(sources: &[PathBuf]) -> Result<Sources, Error> {
                 path: source.clone(),
             });
         }
-        let path = data_root(source);
+        let path = match projects_parent(source) {
+            Some(parent) => {
+                out.skips.push(Skip::file(
+                    source,
+                    format!(
+                        "this is the projects/ folder of a Claude Code data directory: read all of {} (memories and history too)",
+                        parent.display()
+                    ),
+                ));
+                parent
+            }
+            None => data_root(source),
+        };
         let mut root = Root {
             index,
             path: path.clone(),
             ..Root::default()
         };
         walk_root(&mut root, &mut out.skips);
+        let empty = root.transcripts.is_empty()
+            && root.memory_dirs.is_empty()
+            && root.history.is_none()
+            && root.session_starts.is_empty();
+        if empty {
+            return Err(Error::NoData {
+                path: source.clone(),
+            });
+        }
         out.roots.push(root);
     }
     Ok(out)
@@ -103,6 +125,18 @@ pub fn folder_name(path: &str) -> String {
     path.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect()
+}
+
+/// The data directory when `source` is its `projects/` folder (what other
+/// tools take): a folder named `projects` holding project folders.
+fn projects_parent(source: &Path) -> Option<PathBuf> {
+    if source.file_name()? != "projects" || source.join("projects").is_dir() {
+        return None;
+    }
+    let holds_projects = fs::read_dir(source).ok()?.filter_map(Result::ok).any(|e| {
+        e.file_type().is_ok_and(|t| t.is_dir()) && e.file_name().to_string_lossy().starts_with('-')
+    });
+    holds_projects.then(|| source.parent().map(Path::to_path_buf))?
 }
 
 fn data_root(source: &Path) -> PathBuf {
@@ -338,8 +372,31 @@ mod tests {
             dir.path().join("projects/-a/s.jsonl"),
         )
         .unwrap();
-        let s = discover(&[dir.path().to_path_buf()]).unwrap();
-        assert!(s.roots[0].transcripts.is_empty());
+        // Nothing but links out: nothing is read, and the build says so.
+        assert!(matches!(
+            discover(&[dir.path().to_path_buf()]),
+            Err(Error::NoData { .. })
+        ));
+    }
+
+    #[test]
+    fn an_empty_source_is_refused_and_projects_means_its_parent() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            discover(&[dir.path().to_path_buf()]),
+            Err(Error::NoData { .. })
+        ));
+        fs::create_dir_all(dir.path().join("projects/-home-a-p/memory")).unwrap();
+        fs::write(dir.path().join("projects/-home-a-p/s.jsonl"), "{}\n").unwrap();
+        fs::write(dir.path().join("projects/-home-a-p/memory/m.md"), "x").unwrap();
+        fs::write(dir.path().join("history.jsonl"), "{}\n").unwrap();
+        let s = discover(&[dir.path().join("projects")]).unwrap();
+        assert_eq!(s.roots[0].path, dir.path());
+        assert!(s.roots[0].history.is_some() && s.roots[0].memory_dirs.len() == 1);
+        assert!(s
+            .skips
+            .iter()
+            .any(|k| k.reason.contains("projects/ folder")));
     }
 
     #[cfg(unix)]
