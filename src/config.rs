@@ -50,6 +50,9 @@ pub struct Config {
     pub redact_patterns: Vec<RedactPattern>,
     #[serde(default)]
     pub extra: BTreeMap<String, toml::Value>,
+    /// Files and folders at the site's root that a rebuild keeps (the
+    /// user's own: `CNAME`, `.nojekyll`, `.well-known`); None: those three.
+    pub keep: Option<Vec<String>>,
 }
 
 /// A loaded configuration and the directory it lives in (the wiki repository).

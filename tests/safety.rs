@@ -430,3 +430,39 @@ fn excluded_projects_and_private_memories_leave_no_trace() {
         assert!(!text.contains("quagga"), "private memory in {rel}");
     }
 }
+
+#[test]
+fn a_rebuild_keeps_the_users_cname_nojekyll_and_well_known() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    common::build_demo(&out, "default");
+    std::fs::write(out.join("CNAME"), "wiki.example.org\n").unwrap();
+    std::fs::write(out.join(".nojekyll"), "").unwrap();
+    std::fs::create_dir_all(out.join(".well-known")).unwrap();
+    std::fs::write(out.join(".well-known/security.txt"), "Contact: x\n").unwrap();
+    std::fs::write(out.join("stray.html"), "not kept").unwrap();
+    #[cfg(unix)]
+    {
+        // a link in a kept folder is not followed out
+        let outside = tmp.path().join("outside.txt");
+        std::fs::write(&outside, "secret").unwrap();
+        std::os::unix::fs::symlink(&outside, out.join(".well-known/link.txt")).unwrap();
+    }
+    common::build_demo(&out, "default");
+    assert_eq!(
+        std::fs::read_to_string(out.join("CNAME")).unwrap(),
+        "wiki.example.org\n"
+    );
+    assert!(out.join(".nojekyll").is_file());
+    assert!(out.join(".well-known/security.txt").is_file());
+    assert!(!out.join(".well-known/link.txt").exists());
+    assert!(
+        !out.join("stray.html").exists(),
+        "only what `keep` names stays"
+    );
+    // With `keep` empty, they go.
+    let mut opts = common::options(vec![common::demo()], out.clone());
+    opts.keep = Vec::new();
+    ccwiki::build(&opts).unwrap();
+    assert!(!out.join("CNAME").exists());
+}

@@ -41,6 +41,8 @@ pub struct BuildOptions {
     /// user's cache directory (`$CCWIKI_CACHE_DIR`, else
     /// `$XDG_CACHE_HOME/ccwiki`, else `~/.cache/ccwiki`).
     pub cache_dir: Option<PathBuf>,
+    /// Names at the site's root that a rebuild keeps from the previous site.
+    pub keep: Vec<String>,
     /// Where to write the redaction report (outside the site), if at all.
     pub report: Option<PathBuf>,
     /// Where to report progress (nowhere by default).
@@ -77,6 +79,9 @@ impl BuildOptions {
             cache: true,
             cache_dir: None,
             report: None,
+            keep: ["CNAME", ".nojekyll", ".well-known"]
+                .map(String::from)
+                .to_vec(),
             progress: Progress::default(),
         }
     }
@@ -204,6 +209,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         render::render(&site, search_docs, &renderer, &stager)
     });
     Error::after_writing_began(rendered)?;
+    Error::after_writing_began(stager.keep(&opts.keep))?;
     let written = Error::after_writing_began(timed(&mut report, "write", || stager.commit()))?;
     report.files_written = written.files;
     report.files_unchanged = written.unchanged;

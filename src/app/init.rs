@@ -33,6 +33,9 @@ redact = true
 # A pattern matches the project's path or its name; * matches across /.
 exclude = []
 
+# Your own files at the root of the site that a rebuild keeps.
+keep = ["CNAME", ".nojekyll", ".well-known"]
+
 # Your own redaction patterns (Rust regex syntax).
 # [[redact_patterns]]
 # kind = "ticket"

@@ -118,6 +118,9 @@ pub fn build_options(data: &DataFlags, site: &SiteFlags) -> Result<BuildOptions,
     }
     opts.cache = !site.no_cache;
     opts.report = site.report.clone();
+    if let Some(keep) = &c.keep {
+        opts.keep = keep.clone();
+    }
     opts.site_dir = loaded.dir.clone();
     opts.extra = c
         .extra

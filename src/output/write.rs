@@ -210,6 +210,21 @@ impl<'a> Stager<'a> {
         }
     }
 
+    /// Carry over from the previous site the root entries named in `keep`
+    /// that this build did not make (the user's `CNAME`, `.nojekyll`,
+    /// `.well-known/`). Only plain files and folders are copied, never a
+    /// symbolic link; a name that leaves the root is ignored.
+    pub fn keep(&self, keep: &[String]) -> Result<(), Error> {
+        for name in keep.iter().filter(|n| is_contained(n) && !n.contains('/')) {
+            let (from, to) = (self.out.join(name), self.staging.join(name));
+            if fs::symlink_metadata(&to).is_ok() {
+                continue;
+            }
+            copy_plain(&from, &to)?;
+        }
+        Ok(())
+    }
+
     /// Swap the new site in for the old one.
     pub fn commit(mut self) -> Result<Written, Error> {
         let warning = swap::swap(&self.staging, &self.out, &self.id)?;
@@ -231,6 +246,24 @@ impl Drop for Stager<'_> {
             let _ = swap::remove_proven(&self.staging);
         }
     }
+}
+
+/// Copy `from` to `to`: a file, or a folder with everything plain in it;
+/// symbolic links and anything missing are passed over.
+fn copy_plain(from: &Path, to: &Path) -> Result<(), Error> {
+    let Ok(meta) = fs::symlink_metadata(from) else {
+        return Ok(());
+    };
+    if meta.is_file() {
+        fs::copy(from, to).map_err(|e| Error::io(to, e))?;
+    } else if meta.is_dir() {
+        fs::create_dir_all(to).map_err(|e| Error::io(to, e))?;
+        for e in fs::read_dir(from).map_err(|e| Error::io(from, e))? {
+            let e = e.map_err(|e| Error::io(from, e))?;
+            copy_plain(&e.path(), &to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Write `files` (path relative to the site root, bytes) as the new site at
