@@ -39,6 +39,13 @@ enum Command {
     /// List the themes, or copy a bundled one to edit.
     #[command(subcommand)]
     Theme(ThemeCommand),
+    /// Print a shell completion script, e.g. `ccwiki completions bash > ~/.local/share/bash-completion/completions/ccwiki`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `ccwiki man > ~/.local/share/man/man1/ccwiki.1`.
+    Man,
 }
 
 #[derive(clap::Args)]
@@ -127,6 +134,22 @@ fn main() -> ExitCode {
         Command::Search(args) => run_search(args),
         Command::Init(args) => run_init(args),
         Command::Theme(cmd) => run_theme(cmd),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "ccwiki", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
+        Command::Man => {
+            let man = clap_mangen::Man::new(<Cli as clap::CommandFactory>::command());
+            match man.render(&mut std::io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
     }
 }
 

@@ -294,3 +294,23 @@ fn a_source_without_claude_code_data_is_refused() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(!tmp.path().join("site").exists());
 }
+
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = ccwiki().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success());
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            script.contains("ccwiki") && script.contains("--source"),
+            "{shell}"
+        );
+    }
+    let out = ccwiki().arg("man").output().unwrap();
+    assert!(out.status.success());
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        page.contains(".TH ccwiki 1") && page.contains("build"),
+        "{page}"
+    );
+}
