@@ -136,20 +136,34 @@ fn main() -> ExitCode {
         Command::Theme(cmd) => run_theme(cmd),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "ccwiki", &mut std::io::stdout());
-            ExitCode::SUCCESS
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "ccwiki", &mut script);
+            print_bytes(&script)
         }
         Command::Man => {
             let man = clap_mangen::Man::new(<Cli as clap::CommandFactory>::command());
-            match man.render(&mut std::io::stdout()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            let mut page = Vec::new();
+            match man.render(&mut page) {
+                Ok(()) => print_bytes(&page),
                 Err(e) => {
                     eprintln!("error: {e}");
                     ExitCode::from(1)
                 }
             }
         }
+    }
+}
+
+/// Write `bytes` to standard output; a reader that stopped early (`| head`)
+/// is no error.
+fn print_bytes(bytes: &[u8]) -> ExitCode {
+    use std::io::Write;
+    match std::io::stdout().write_all(bytes) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+        _ => ExitCode::SUCCESS,
     }
 }
 

@@ -302,7 +302,7 @@ fn completions_and_man_page() {
         assert!(out.status.success());
         let script = String::from_utf8_lossy(&out.stdout);
         assert!(
-            script.contains("ccwiki") && script.contains("--source"),
+            script.contains("ccwiki") && script.contains("source"),
             "{shell}"
         );
     }
