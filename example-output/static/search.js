@@ -1,7 +1,8 @@
 // ccwiki search. Loads the index by script tags (so it works from file://),
-// then ranks pages with the rules of src/site/search: a weight per field
-// (tool name, file path, text, tool output), per matching block (at most
-// max_hits per field and term), summed over terms; ties go to knowledge,
+// then ranks pages with the rules of src/site/search: a weight for a title
+// match (once per term) and one per field (tool name, file path, text, tool
+// output) per matching block (at most max_hits per field and term), summed
+// over terms; ties go to knowledge,
 // then to the newest. The numbers and the tokenizer come from the spec
 // that search/index.js hands over (written from src/site/search/spec.rs).
 (function () {
@@ -18,6 +19,7 @@
   function lower(s) { return String(s).toLowerCase(); }
 
   function prepare(d) {
+    d.tl = lower(d.t || "");
     d.nl = (d.n || []).map(function (n) { return [lower(n[0]), n[1]]; });
     d.fl = (d.f || []).map(lower);
     d.xl = (d.x || []).map(function (x) { return lower(x[1]); });
@@ -35,6 +37,7 @@
     terms.forEach(function (t) {
       var tools = 0;
       d.nl.forEach(function (n) { if (n[0].indexOf(t) !== -1) tools += n[1]; });
+      if (d.tl.indexOf(t) !== -1) total += w.t;
       total += w.n * Math.min(tools, spec.max_hits);
       total += w.f * count(d.fl, t);
       total += w.x * count(d.xl, t);

@@ -234,6 +234,9 @@ pub fn score(doc: &Doc, terms: &[String]) -> Option<f64> {
             .sum::<u64>()
             .min(SPEC.max_hits as u64);
         let w = SPEC.weights;
+        if doc.title.to_lowercase().contains(t.as_str()) {
+            total += w.t;
+        }
         total += w.n * tools as f64;
         total += w.f * count(doc.paths.iter().map(|p| p.to_lowercase()), t) as f64;
         total += w.x * count(doc.texts.iter().map(|(_, x)| x.to_lowercase()), t) as f64;
@@ -422,7 +425,7 @@ mod tests {
     fn doc(kind: DocKind, sort: i64, text: &str) -> Doc {
         Doc {
             kind,
-            title: text.to_string(),
+            title: format!("doc {sort}"),
             url: format!("u{sort}"),
             project: None,
             date: None,
@@ -448,6 +451,13 @@ mod tests {
         let scores: Vec<f64> = hits.iter().map(|h| h.score).collect();
         assert_eq!(scores, vec![2.0, 1.5, 1.0, 0.5]);
         assert_eq!(hits[0].doc.tools[0].0, "Grep");
+        // A title match outweighs any one block of the body.
+        let mut titled = doc(DocKind::Session, 5, "nothing");
+        titled.title = "Grep tricks".into();
+        let docs = vec![docs[3].clone(), titled];
+        let hits = search(&docs, "grep", 10);
+        assert_eq!(hits[0].doc.title, "Grep tricks");
+        assert_eq!(hits[0].score, SPEC.weights.t);
     }
 
     #[test]
