@@ -37,6 +37,7 @@ pub fn triage(roots: &[Root], r: &Redactor) -> Triaged {
 fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
     let mut index: Vec<IndexEntry> = Vec::new();
     let names: HashSet<&str> = dir.files.iter().map(|f| file_name(f)).collect();
+    let mut stubs: Vec<&IndexEntry> = Vec::new();
     if let Some(path) = &dir.index {
         match std::fs::read(path) {
             Ok(bytes) => index = parse_index(&String::from_utf8_lossy(&bytes)),
@@ -44,13 +45,23 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
                 .skips
                 .push(Skip::file(path, format!("cannot read: {e}"))),
         }
+        let mut seen = HashSet::new();
         for entry in &index {
-            if !names.contains(entry.target.as_str()) && !entry.target.contains("://") {
+            let dangling = !names.contains(entry.target.as_str()) && !entry.target.contains("://");
+            if dangling && seen.insert(entry.target.as_str()) {
+                let stub = entry.target.ends_with(".md");
                 out.skips.push(Skip::line(
                     path,
                     entry.line,
-                    format!("index links {} which does not exist", entry.target),
+                    format!(
+                        "index links {} which does not exist{}",
+                        entry.target,
+                        if stub { ": kept as a stub with its description" } else { "" }
+                    ),
                 ));
+                if stub {
+                    stubs.push(entry);
+                }
             }
         }
     }
@@ -83,6 +94,27 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
         };
         out.memories.push(memory(root, dir, path, raw, sc));
     }
+    for entry in stubs {
+        out.memories.push(stub(root, dir, entry, sc));
+    }
+}
+
+/// A memory the index names but whose file is missing: its title and hook,
+/// and a line that says the file is gone.
+fn stub(root: usize, dir: &MemoryDir, entry: &IndexEntry, sc: &mut Scrub) -> Memory {
+    let stem = entry.target.trim_end_matches(".md");
+    let raw = RawMemory {
+        name: entry.title.clone(),
+        description: entry.hook.clone(),
+        stem: stem.to_string(),
+        kind: String::new(),
+        body: format!(
+            "*MEMORY.md lists this memory, but its file `{}` is missing.*",
+            entry.target
+        ),
+        indexed: true,
+    };
+    memory(root, dir, &dir.path.join(&entry.target), raw, sc)
 }
 
 fn file_name(p: &Path) -> &str {
@@ -171,6 +203,11 @@ mod tests {
         );
         assert_eq!(by("g").kind, MemoryKind::User);
         assert_eq!(by("g").body.trim(), "Body of g.");
+        // The index's dangling entry is a stub, after the real files.
+        let gone = by("gone");
+        assert_eq!((gone.name.as_str(), gone.description.as_str()), ("Gone", "missing"));
+        assert!(gone.indexed && gone.body.contains("`gone.md` is missing"));
+        assert_eq!(t.memories.last().map(|m| m.stem.as_str()), Some("gone"));
         let reasons: Vec<String> = t.skips.iter().map(|s| s.to_string()).collect();
         assert!(
             reasons
