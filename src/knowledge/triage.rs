@@ -56,7 +56,11 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
                     format!(
                         "index links {} which does not exist{}",
                         entry.target,
-                        if stub { ": kept as a stub with its description" } else { "" }
+                        if stub {
+                            ": kept as a stub with its description"
+                        } else {
+                            ""
+                        }
                     ),
                 ));
                 if stub {
@@ -205,7 +209,10 @@ mod tests {
         assert_eq!(by("g").body.trim(), "Body of g.");
         // The index's dangling entry is a stub, after the real files.
         let gone = by("gone");
-        assert_eq!((gone.name.as_str(), gone.description.as_str()), ("Gone", "missing"));
+        assert_eq!(
+            (gone.name.as_str(), gone.description.as_str()),
+            ("Gone", "missing")
+        );
         assert!(gone.indexed && gone.body.contains("`gone.md` is missing"));
         assert_eq!(t.memories.last().map(|m| m.stem.as_str()), Some("gone"));
         let reasons: Vec<String> = t.skips.iter().map(|s| s.to_string()).collect();
