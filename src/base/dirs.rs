@@ -31,6 +31,14 @@ pub fn site_key(out: &std::path::Path) -> String {
     )
 }
 
+/// The folder that keeps what ccwiki remembers of output directory `out`
+/// between builds (the transcript cache, the page manifest): under `root`,
+/// else the user's cache directory; None when there is neither.
+pub fn site_cache_dir(out: &std::path::Path, root: Option<&std::path::Path>) -> Option<PathBuf> {
+    let base = root.map(std::path::Path::to_path_buf).or_else(cache_root)?;
+    Some(base.join(site_key(out)))
+}
+
 /// `path` as the file system will resolve it, whether or not it exists yet:
 /// absolute, its longest existing ancestor canonicalised (symlinks followed),
 /// `.` and `..` in the rest applied. Paths are compared in this form, so

@@ -119,13 +119,9 @@ impl Cache {
     /// Entries made with other redaction rules are dropped: the cache holds
     /// only text redacted by `redactor`.
     pub fn open(out: &Path, root: Option<&Path>, redactor: &Redactor) -> Cache {
-        let Some(base) = root
-            .map(Path::to_path_buf)
-            .or_else(crate::base::dirs::cache_root)
-        else {
+        let Some(dir) = crate::base::dirs::site_cache_dir(out, root) else {
             return Cache::disabled();
         };
-        let dir = base.join(crate::base::dirs::site_key(out));
         let path = dir.join("cache.bin");
         let old = stored::read::<Stored>(&path)
             .filter(|s| {

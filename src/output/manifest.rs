@@ -30,15 +30,10 @@ impl Manifest {
     /// The manifest for output directory `out`, kept under `root` (else the
     /// user's cache directory).
     pub fn open(out: &Path, root: Option<&Path>) -> Manifest {
-        let Some(base) = root
-            .map(Path::to_path_buf)
-            .or_else(crate::base::dirs::cache_root)
-        else {
+        let Some(dir) = crate::base::dirs::site_cache_dir(out, root) else {
             return Manifest::default();
         };
-        let path = base
-            .join(crate::base::dirs::site_key(out))
-            .join("pages.bin");
+        let path = dir.join("pages.bin");
         let previous = stored::read::<Stored>(&path)
             .filter(|s| s.format == FORMAT && s.version == env!("CARGO_PKG_VERSION"))
             .map(|s| s.pages)

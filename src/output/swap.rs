@@ -93,6 +93,13 @@ pub(super) fn recover(out: &Path) -> Result<(), Error> {
         let Some(rest) = file.strip_prefix(&prefix) else {
             continue;
         };
+        // A build killed before its proof was fully written left a
+        // directory holding nothing else: removing it loses nothing.
+        if holds_nothing(&e.path()) {
+            let _ = fs::remove_file(e.path().join(BUILD_FILE));
+            let _ = fs::remove_dir(e.path());
+            continue;
+        }
         let (old, id) = match (rest.strip_prefix("old-"), rest.strip_prefix("new-")) {
             (Some(id), _) => (true, id),
             (_, Some(id)) => (false, id),
@@ -100,15 +107,6 @@ pub(super) fn recover(out: &Path) -> Result<(), Error> {
         };
         if proven(&e.path(), id) {
             found.push((e.path(), old));
-        }
-    }
-    // A build killed before its proof was fully written left a directory
-    // holding nothing else: removing it loses nothing.
-    let entries = fs::read_dir(parent_of(out)).into_iter().flatten();
-    for e in entries.filter_map(Result::ok) {
-        if e.file_name().to_string_lossy().starts_with(&prefix) && holds_nothing(&e.path()) {
-            let _ = fs::remove_file(e.path().join(BUILD_FILE));
-            let _ = fs::remove_dir(e.path());
         }
     }
     for (dir, old) in found {
