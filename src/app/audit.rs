@@ -41,7 +41,7 @@ pub struct Audit {
     pub markers: BTreeMap<String, BTreeMap<String, u64>>,
     /// Residual suspects: (kind, value) → pages where they stand.
     pub suspects: BTreeMap<(SuspectKind, String), BTreeSet<String>>,
-    /// Pages and shard documents read.
+    /// Pages read.
     pub pages: usize,
 }
 
@@ -58,6 +58,7 @@ impl Audit {
         v
     }
 
+    /// The markers and the suspects of one page's text.
     fn scan(&mut self, page: &str, text: &str) {
         for m in MARKER.captures_iter(text) {
             *self
@@ -67,6 +68,10 @@ impl Audit {
                 .entry(m[1].to_string())
                 .or_insert(0) += 1;
         }
+        self.note_suspects(page, text);
+    }
+
+    fn note_suspects(&mut self, page: &str, text: &str) {
         for (kind, value) in suspects(text) {
             self.suspects
                 .entry((kind, value))
@@ -315,8 +320,9 @@ pub fn audit_site(dir: &Path) -> Result<Audit, Error> {
             .to_string_lossy()
             .replace('\\', "/");
         let is_html = rel.ends_with(".html");
+        // (search/index.js lists the shards and the ranking spec: no text)
         let is_shard =
-            rel.starts_with("search/") && rel.ends_with(".js") && rel != "search/search.js";
+            rel.starts_with("search/") && rel.ends_with(".js") && rel != "search/index.js";
         if !entry.file_type().is_file() || !(is_html || is_shard) {
             continue;
         }
@@ -328,13 +334,7 @@ pub fn audit_site(dir: &Path) -> Result<Audit, Error> {
             // Shards repeat what pages show: only what they add counts, so
             // their markers are not counted twice.
             for (page, text) in shard_texts(&body) {
-                for (kind, value) in suspects(&text) {
-                    audit
-                        .suspects
-                        .entry((kind, value))
-                        .or_default()
-                        .insert(page.clone());
-                }
+                audit.note_suspects(&page, &text);
             }
         }
     }

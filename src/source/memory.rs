@@ -163,12 +163,7 @@ const FRONTMATTER_MAX: usize = 64 << 10;
 /// anchors and aliases can expand exponentially (a few hundred bytes make
 /// gigabytes), and a huge block is no frontmatter a memory needs.
 fn unsafe_yaml(text: &str) -> Option<&'static str> {
-    let t = text.trim_start_matches('\u{feff}');
-    let rest = t.get(3..).unwrap_or("");
-    let block = match rest.find("\n---") {
-        Some(end) => &rest[..end],
-        None => rest,
-    };
+    let (block, _) = frontmatter(text)?;
     if block.len() > FRONTMATTER_MAX {
         return Some("is over 64 KB");
     }
@@ -201,11 +196,11 @@ fn apply_fields(memory: &mut RawMemory, get: impl Fn(&str) -> Option<String>) {
 /// `key: value` lines of a frontmatter block that is not valid YAML; an
 /// indented `type:` under `metadata:` counts as `type`. None if no line fits.
 fn loose_frontmatter(text: &str) -> Option<HashMap<String, String>> {
-    let t = text.trim_start_matches('\u{feff}');
-    let rest = t.strip_prefix("---")?;
-    let end = rest.find("\n---")?;
+    let (block, Some(_)) = frontmatter(text)? else {
+        return None;
+    };
     let mut fields = HashMap::new();
-    for line in rest[..end].lines() {
+    for line in block.lines() {
         let indented = line.starts_with(' ') || line.starts_with('\t');
         let Some((key, value)) = line.trim().split_once(':') else {
             continue;
@@ -241,17 +236,24 @@ fn has_frontmatter(text: &str) -> bool {
 
 /// The body after a `---` … `---` block, for files whose YAML does not parse.
 fn strip_frontmatter(text: &str) -> &str {
-    let t = text.trim_start_matches('\u{feff}');
-    let Some(rest) = t.strip_prefix("---") else {
-        return text;
-    };
-    match rest.find("\n---") {
-        Some(i) => {
-            let after = &rest[i + 4..];
-            after.split_once('\n').map(|(_, b)| b).unwrap_or("")
-        }
-        None => text,
+    match frontmatter(text) {
+        Some((_, Some(after))) => after,
+        _ => text,
     }
+}
+
+/// The frontmatter block after the opening `---` (to the end of the text
+/// when it is never closed), and the body after the closing `---` line.
+fn frontmatter(text: &str) -> Option<(&str, Option<&str>)> {
+    let rest = text.trim_start_matches('\u{feff}').strip_prefix("---")?;
+    Some(match rest.find("\n---") {
+        Some(end) => {
+            let after = &rest[end + 4..];
+            let body = after.split_once('\n').map(|(_, b)| b).unwrap_or("");
+            (&rest[..end], Some(body))
+        }
+        None => (rest, None),
+    })
 }
 
 /// A `[[Name]]` or `[[Name|label]]` link in a Markdown body.

@@ -166,9 +166,10 @@ impl<'r> Scrub<'r> {
             keep -= 1;
         }
         // Redacted with the usual look past the cut, then cut.
-        let window = cut_chars(raw, raw[..keep].chars().count() + LOOKAHEAD);
+        let chars = raw[..keep].chars().count();
+        let window = cut_chars(raw, chars + LOOKAHEAD);
         let clean = self.clean(window);
-        let mut shown = cut_chars(&clean, raw[..keep].chars().count()).to_string();
+        let mut shown = cut_chars(&clean, chars).to_string();
         let _ = write!(
             shown,
             "\n\n[… {} more bytes not shown: ccwiki shows at most 1 MB of one text]",

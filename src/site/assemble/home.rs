@@ -34,7 +34,7 @@ pub(super) fn pages<'m>(
     let recency = |i: usize| {
         l.projects
             .get(&l.memory_project[i])
-            .and_then(|p| l.project_last(p))
+            .and_then(|p| p.last_active)
     };
     knowledge.sort_by(|a, b| {
         recency(*b)

@@ -21,6 +21,8 @@ pub(super) struct Project {
     pub href: String,
     pub sessions: Vec<usize>,
     pub memories: Vec<usize>,
+    /// When its last session ended (or began); pages sort by it.
+    pub last_active: Option<DateTime<Utc>>,
 }
 
 /// Normalise a `cwd` to a project key: no trailing separator, Windows drive
@@ -109,6 +111,12 @@ impl<'m> Links<'m> {
         for (key, p) in projects.iter_mut() {
             p.name = project_name(key);
             p.path = key.clone();
+            let s = &model.sessions;
+            p.last_active = p
+                .sessions
+                .iter()
+                .filter_map(|&i| s[i].ended.or(s[i].started))
+                .max();
             p.href = format!("projects/{}/index.html", project_slugs.claim(&p.name));
         }
         let mut memory_project = vec![String::new(); model.memories.len()];
@@ -191,15 +199,6 @@ impl<'m> Links<'m> {
         })
     }
 
-    /// When the project was last active.
-    pub fn project_last(&self, p: &Project) -> Option<DateTime<Utc>> {
-        let s = &self.model.sessions;
-        p.sessions
-            .iter()
-            .filter_map(|&i| s[i].ended.or(s[i].started))
-            .max()
-    }
-
     pub fn project_card(&self, p: &Project) -> ProjectCard {
         ProjectCard {
             title: p.name.clone(),
@@ -207,7 +206,7 @@ impl<'m> Links<'m> {
             path: p.path.clone(),
             sessions: p.sessions.len(),
             memories: p.memories.len(),
-            last_active: day(self.project_last(p)),
+            last_active: day(p.last_active),
         }
     }
 

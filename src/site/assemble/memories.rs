@@ -119,7 +119,7 @@ pub(super) fn search_docs(l: &Links<'_>) -> Vec<crate::site::search::Doc> {
                 &l.memory_href[i],
                 project.map(|p| p.name.as_str()),
                 project
-                    .and_then(|p| l.project_last(p))
+                    .and_then(|p| p.last_active)
                     .map(|t| t.timestamp())
                     .unwrap_or(0),
             )

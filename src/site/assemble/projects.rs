@@ -9,13 +9,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Every project as a card, most recently active first.
 pub(super) fn cards(l: &Links<'_>) -> Vec<ProjectCard> {
-    let mut by_recency: Vec<(&Project, _)> = l
-        .projects
-        .values()
-        .map(|p| (p, l.project_last(p)))
-        .collect();
-    by_recency.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.name.cmp(&b.0.name)));
-    by_recency.iter().map(|(p, _)| l.project_card(p)).collect()
+    let mut by_recency: Vec<&Project> = l.projects.values().collect();
+    by_recency.sort_by(|a, b| {
+        b.last_active
+            .cmp(&a.last_active)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    by_recency.iter().map(|p| l.project_card(p)).collect()
 }
 
 /// The list of projects and each project's page.
