@@ -20,6 +20,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+fn pattern_error(e: crate::knowledge::redact::PatternError) -> Error {
+    Error::Pattern {
+        kind: e.kind,
+        message: e.message,
+    }
+}
+
 /// What to load, and how.
 #[derive(Debug, Clone, Default)]
 pub struct Pipeline {
@@ -77,22 +84,25 @@ impl Pipeline {
     /// patterns and globs.
     pub fn check(&self) -> Result<(), Error> {
         Excluder::new(&self.exclude)?;
-        self.redactor(&Identity::default()).map(|_| ())
+        if !self.redact {
+            return Ok(());
+        }
+        Redactor::check_patterns(&self.redact_config(&Identity::default())).map_err(pattern_error)
+    }
+
+    fn redact_config(&self, identity: &Identity) -> RedactConfig {
+        RedactConfig {
+            home_dirs: identity.homes.iter().cloned().collect(),
+            usernames: Vec::new(),
+            extra_patterns: self.extra_patterns.clone(),
+        }
     }
 
     fn redactor(&self, identity: &Identity) -> Result<Redactor, Error> {
         if !self.redact {
             return Ok(Redactor::disabled());
         }
-        let cfg = RedactConfig {
-            home_dirs: identity.homes.iter().cloned().collect(),
-            usernames: Vec::new(),
-            extra_patterns: self.extra_patterns.clone(),
-        };
-        Redactor::new(&cfg).map_err(|e| Error::Pattern {
-            kind: e.kind,
-            message: e.message,
-        })
+        Redactor::new(&self.redact_config(identity)).map_err(pattern_error)
     }
 
     /// Read everything, redacted.
@@ -174,5 +184,26 @@ impl Pipeline {
         report.redactions = tally.by_kind(&redactor);
         timed(&mut report, "cache", || cache.save());
         Ok((knowledge, report))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_refuses_a_bad_pattern_or_kind_before_any_work() {
+        let with = |kind: &str, regex: &str| Pipeline {
+            extra_patterns: vec![(kind.to_string(), regex.to_string())],
+            ..Pipeline::new(Vec::new())
+        };
+        assert!(with("ticket", "ACME-[0-9]{4,}").check().is_ok());
+        let bad_regex = with("ticket", "ACME-[0-9").check().unwrap_err();
+        assert!(bad_regex.to_string().contains("ticket"), "{bad_regex}");
+        assert!(with("bad kind!", "x").check().is_err());
+        // Without redaction the patterns are not used, so not checked.
+        let mut off = with("ticket", "ACME-[0-9");
+        off.redact = false;
+        assert!(off.check().is_ok());
     }
 }

@@ -73,6 +73,12 @@ fn value_groups(re: &Regex) -> Vec<usize> {
 }
 
 impl Redactor {
+    /// Check the user's own patterns (kind names, regex syntax) without
+    /// compiling every built-in rule.
+    pub fn check_patterns(cfg: &RedactConfig) -> Result<(), PatternError> {
+        user_patterns(cfg, &mut Vec::new()).map(|_| ())
+    }
+
     /// A redactor that changes nothing (`--no-redact`): texts still become
     /// [`super::Text`], with their control characters removed.
     pub fn disabled() -> Redactor {
