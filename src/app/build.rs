@@ -136,11 +136,12 @@ fn timed<T>(report: &mut BuildReport, phase: &'static str, f: impl FnOnce() -> T
 /// source, a foreign output directory, a report inside the site; put back
 /// a site that a killed build left aside.
 fn check_paths(opts: &BuildOptions) -> Result<(), Error> {
+    let out = resolved(&opts.out);
     for s in &opts.sources {
         if !s.is_dir() {
             return Err(Error::SourceMissing { path: s.clone() });
         }
-        let (src, out) = (resolved(s), resolved(&opts.out));
+        let src = resolved(s);
         if out.starts_with(&src) || src.starts_with(&out) {
             return Err(Error::OutputInSource {
                 out: opts.out.clone(),
