@@ -9,6 +9,7 @@
 //! theme = "default"                   # a bundled theme, or one in ./themes/<name>/
 //! redact = true                       # scrub credentials, home paths and user names
 //! exclude = []                        # project globs to leave out: "*/secret-*", "/home/me/work/*"
+//! strict = false                      # warnings fail the build, the previous site stays
 //!
 //! [[redact_patterns]]                 # your own patterns, replaced by [REDACTED:<kind>]
 //! kind = "ticket"
@@ -53,6 +54,8 @@ pub struct Config {
     /// Files and folders at the site's root that a rebuild keeps (the
     /// user's own: `CNAME`, `.nojekyll`, `.well-known`); None: those three.
     pub keep: Option<Vec<String>>,
+    /// Warnings fail the build (as `--strict`).
+    pub strict: Option<bool>,
 }
 
 /// A loaded configuration and the directory it lives in (the wiki repository).

@@ -15,7 +15,8 @@ Examples:
   CLAUDE_CONFIG_DIR=~/.config/claude ccwiki build
 
 Exit status:
-  0  built (skipped lines and files are reported, not fatal)
+  0  built (skipped lines and files are reported as warnings, not fatal)
+  1  --strict and there were warnings: the previous site is left as it was
   2  refused before writing anything: bad input, options or output directory
   3  failed while writing: the previous site is left as it was";
 

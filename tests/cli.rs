@@ -27,7 +27,10 @@ fn version_and_help() {
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(
-        help.contains("--source") && help.contains("Examples:"),
+        help.contains("--source")
+            && help.contains("Examples:")
+            && help.contains("--strict")
+            && help.contains("3  failed while writing"),
         "{help}"
     );
 }
@@ -313,4 +316,57 @@ fn completions_and_man_page() {
         page.contains(".TH ccwiki 1") && page.contains("build"),
         "{page}"
     );
+}
+
+#[test]
+fn strict_turns_warnings_into_a_refusal_that_keeps_the_previous_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("claude");
+    let project = src.join("projects/-home-u-p");
+    std::fs::create_dir_all(&project).unwrap();
+    let good = r#"{"type":"user","sessionId":"s1","uuid":"u1","cwd":"/home/u/p","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hello strict"}}"#;
+    std::fs::write(project.join("s1.jsonl"), format!("{good}\n")).unwrap();
+    let out = tmp.path().join("site");
+    let build = |strict: bool| {
+        let mut c = ccwiki();
+        c.args(["build", "--quiet", "--no-cache", "--source"])
+            .arg(&src)
+            .arg("--out")
+            .arg(&out);
+        if strict {
+            c.arg("--strict");
+        }
+        c.output().unwrap()
+    };
+    // Clean data: --strict builds like any build.
+    let first = build(true);
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    let before = files_under(&out);
+    let index = std::fs::read(out.join("index.html")).unwrap();
+    // A line that cannot be read is a warning: without --strict the build
+    // goes on, with it the new site is dropped and the exit status is 1.
+    std::fs::write(
+        project.join("s1.jsonl"),
+        format!("{good}\n{{\"type\": \"user\", broken\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("s2.jsonl"),
+        format!("{}\n", good.replace("s1", "s2")),
+    )
+    .unwrap();
+    let strict = build(true);
+    assert_eq!(strict.status.code(), Some(1), "{strict:?}");
+    let err = String::from_utf8_lossy(&strict.stderr);
+    assert!(
+        err.contains("--strict") && err.contains("s1.jsonl:2"),
+        "{err}"
+    );
+    assert_eq!(files_under(&out), before, "the previous site stays whole");
+    assert_eq!(std::fs::read(out.join("index.html")).unwrap(), index);
+    let siblings: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert_eq!(siblings.len(), 2, "no staging folder left: {siblings:?}");
+    let lenient = build(false);
+    assert_eq!(lenient.status.code(), Some(0), "{lenient:?}");
+    assert_ne!(files_under(&out), before, "the new session is in");
 }

@@ -45,6 +45,8 @@ pub struct BuildOptions {
     pub keep: Vec<String>,
     /// Where to write the redaction report (outside the site), if at all.
     pub report: Option<PathBuf>,
+    /// Warnings fail the build: the previous site stays in place.
+    pub strict: bool,
     /// Where to report progress (nowhere by default).
     pub progress: Progress,
 }
@@ -79,6 +81,7 @@ impl BuildOptions {
             cache: true,
             cache_dir: None,
             report: None,
+            strict: false,
             keep: ["CNAME", ".nojekyll", ".well-known"]
                 .map(String::from)
                 .to_vec(),
@@ -210,6 +213,15 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         render::render(&site, search_docs, &renderer, &stager)
     });
     Error::after_writing_began(rendered)?;
+    if opts.strict {
+        if let Some(first) = report.skips.iter().min() {
+            // Dropping the stager removes the new site unseen.
+            return Err(Error::Strict {
+                count: report.skips.len(),
+                first: first.to_string(),
+            });
+        }
+    }
     Error::after_writing_began(stager.keep(&opts.keep))?;
     let written = Error::after_writing_began(timed(&mut report, "write", || stager.commit()))?;
     report.files_written = written.files;

@@ -43,6 +43,10 @@ pub struct SiteFlags {
     /// Ignore and do not keep the incremental cache (a cold build).
     #[arg(long)]
     pub no_cache: bool,
+    /// Treat warnings (skipped lines and files, caps, a failing cache) as
+    /// errors: the new site is not put in place, exit status 1.
+    #[arg(long)]
+    pub strict: bool,
     /// Write a redaction report to FILE (outside the site): what was replaced, by kind and page, and what still looks private.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -118,6 +122,7 @@ pub fn build_options(data: &DataFlags, site: &SiteFlags) -> Result<BuildOptions,
     }
     opts.cache = !site.no_cache;
     opts.report = site.report.clone();
+    opts.strict = site.strict || c.strict.unwrap_or(false);
     if let Some(keep) = &c.keep {
         opts.keep = keep.clone();
     }

@@ -44,6 +44,10 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// `--strict`: the build found something to warn about, so the new site
+    /// was not put in place.
+    #[error("--strict: {count} warning(s), the first: {first}; the new site was not put in place (the previous one is left as it was)")]
+    Strict { count: usize, first: String },
     /// The redaction report would be written inside the site.
     #[error("report {} is inside the site {}: the report quotes what may be private, write it elsewhere", report.display(), out.display())]
     ReportInSite { report: PathBuf, out: PathBuf },
@@ -56,6 +60,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Midway { .. } => 3,
+            Error::Strict { .. } => 1,
             _ => 2,
         }
     }

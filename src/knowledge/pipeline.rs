@@ -167,6 +167,12 @@ impl Pipeline {
             )
         })?;
         tally.add(&extracted.tally);
+        if let Some(why) = spill.failure() {
+            report.skips.push(Skip::file(
+                spill.dir(),
+                format!("cannot write the temporary file of turns ({why}); the rest were held in memory"),
+            ));
+        }
         report.cache = cache.stats;
         report.lines = extracted.lines;
         report.skips.extend(triaged.skips);

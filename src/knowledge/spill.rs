@@ -90,6 +90,8 @@ pub struct Spill {
     dir: PathBuf,
     /// The end of the file: where the next chunk goes.
     end: Mutex<u64>,
+    /// Why a write failed; from then on turns stay in memory.
+    failed: Mutex<Option<String>>,
 }
 
 fn invalid(e: impl std::fmt::Display) -> std::io::Error {
@@ -110,6 +112,7 @@ impl Spill {
             file: Some(file),
             dir: dir.to_path_buf(),
             end: Mutex::new(0),
+            failed: Mutex::new(None),
         })
     }
 
@@ -132,43 +135,74 @@ impl Spill {
     }
 
     /// Write the held turns of `turns` to the file, keeping only where they
-    /// are. Without a file, nothing changes.
-    pub fn stow(&self, turns: &mut Turns) -> Result<(), crate::Error> {
+    /// are. Without a file, nothing changes. When writing fails (a full
+    /// disk), the turns not written stay held, every later call holds
+    /// everything, and [`Spill::failure`] says why: the build goes on, with
+    /// more memory.
+    pub fn stow(&self, turns: &mut Turns) {
         let Some(file) = &self.file else {
-            return Ok(());
+            return;
         };
         if !turns.pieces.iter().any(|p| matches!(p, Piece::Held(_))) {
-            return Ok(());
+            return;
         }
-        let mut stored = Vec::new();
-        let mut buf = Vec::new();
-        let mut count = 0u32;
+        let mut out = Vec::with_capacity(turns.pieces.len());
         for piece in std::mem::take(&mut turns.pieces) {
-            let Piece::Held(held) = piece else {
-                stored.push(piece);
-                continue;
-            };
-            for t in &held {
-                stored::encode_into(t, &mut buf).map_err(|e| self.error(invalid(e)))?;
-                count += 1;
-                if buf.len() >= CHUNK_BYTES {
-                    stored.push(self.write(file, &buf, count)?);
-                    buf.clear();
-                    count = 0;
+            match piece {
+                Piece::Held(held) if self.failure().is_none() => {
+                    out.extend(self.stow_held(file, held));
                 }
-            }
-            if count > 0 {
-                stored.push(self.write(file, &buf, count)?);
-                buf.clear();
-                count = 0;
+                p => out.push(p),
             }
         }
-        turns.pieces = stored;
-        Ok(())
+        turns.pieces = out;
     }
 
-    fn write(&self, file: &std::fs::File, buf: &[u8], turns: u32) -> Result<Piece, crate::Error> {
-        let bytes = u32::try_from(buf.len()).map_err(|e| self.error(invalid(e)))?;
+    /// `held` as stored chunks, and what could not be written still held.
+    fn stow_held(&self, file: &std::fs::File, mut held: Vec<Turn>) -> Vec<Piece> {
+        let mut pieces = Vec::new();
+        let mut buf = Vec::new();
+        // The first turn in `buf`.
+        let mut start = 0;
+        for i in 0..held.len() {
+            let written = stored::encode_into(&held[i], &mut buf)
+                .map_err(invalid)
+                .and_then(|()| {
+                    if buf.len() >= CHUNK_BYTES || i + 1 == held.len() {
+                        let n = u32::try_from(i + 1 - start).map_err(invalid)?;
+                        pieces.push(self.write(file, &buf, n)?);
+                        buf.clear();
+                        start = i + 1;
+                    }
+                    Ok(())
+                });
+            if let Err(e) = written {
+                let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+                failed.get_or_insert_with(|| e.to_string());
+                held.drain(..start);
+                pieces.push(Piece::Held(held));
+                return pieces;
+            }
+        }
+        pieces
+    }
+
+    /// The folder of the file.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Why writing the file failed, if it did: turns are held in memory
+    /// from then on.
+    pub fn failure(&self) -> Option<String> {
+        self.failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn write(&self, file: &std::fs::File, buf: &[u8], turns: u32) -> std::io::Result<Piece> {
+        let bytes = u32::try_from(buf.len()).map_err(invalid)?;
         // Claim the range under the lock, write it outside: threads write
         // their chunks side by side.
         let offset = {
@@ -177,7 +211,7 @@ impl Spill {
             *end += buf.len() as u64;
             offset
         };
-        write_at(file, buf, offset).map_err(|e| self.error(e))?;
+        write_at(file, buf, offset)?;
         Ok(Piece::Stored {
             offset,
             bytes,
@@ -312,8 +346,8 @@ mod tests {
         let all: Vec<Turn> = (0..400).map(prompt).collect();
         let mut turns = Turns::from(all[..250].to_vec());
         let mut later = Turns::from(all[250..].to_vec());
-        spill.stow(&mut turns).expect("stow");
-        spill.stow(&mut later).expect("stow");
+        spill.stow(&mut turns);
+        spill.stow(&mut later);
         turns.append(later);
         assert!(
             turns.pieces.len() > 4,
@@ -340,7 +374,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let spill = Spill::in_dir(dir.path()).expect("spill");
         let mut first = Turns::from((0..10).map(prompt).collect::<Vec<_>>());
-        spill.stow(&mut first).expect("stow");
+        spill.stow(&mut first);
         let mut turns = Turns::from((10..20).map(prompt).collect::<Vec<_>>());
         turns.prepend(first);
         assert_eq!(
@@ -349,7 +383,7 @@ mod tests {
         );
         // Without a file, stowing keeps turns held.
         let mut held = Turns::from(vec![prompt(1)]);
-        Spill::none().stow(&mut held).expect("no-op");
+        Spill::none().stow(&mut held);
         assert_eq!(held.pieces, vec![Piece::Held(vec![prompt(1)])]);
     }
 
@@ -358,7 +392,35 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let spill = Spill::in_dir(dir.path()).expect("spill");
         let mut t = Turns::from(vec![prompt(3)]);
-        spill.stow(&mut t).expect("stow");
+        spill.stow(&mut t);
         assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_keeps_the_turns_in_memory_and_says_why() {
+        // Every write to /dev/full fails with "no space left on device".
+        let full = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let spill = Spill {
+            file: Some(full),
+            dir: PathBuf::from("/dev"),
+            end: Mutex::new(0),
+            failed: Mutex::new(None),
+        };
+        let all: Vec<Turn> = (0..300).map(prompt).collect();
+        let mut turns = Turns::from(all.clone());
+        spill.stow(&mut turns);
+        let why = spill.failure().expect("the failure is reported");
+        assert!(why.to_lowercase().contains("space"), "{why}");
+        assert_eq!(turns.len(), 300);
+        assert_eq!(spill.load(&turns).expect("held turns read back"), all);
+        // Later turns are held at once.
+        let mut more = Turns::from(vec![prompt(7)]);
+        spill.stow(&mut more);
+        assert_eq!(more.pieces, vec![Piece::Held(vec![prompt(7)])]);
     }
 }

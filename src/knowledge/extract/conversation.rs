@@ -151,6 +151,12 @@ pub struct Conversation {
 }
 
 impl Conversation {
+    /// Let go of the lookup tables that only reading needed.
+    pub fn settle(&mut self) {
+        self.by_message_id = HashMap::new();
+        self.outputs.shrink_to_fit();
+    }
+
     /// Note a timestamp for the first/last activity.
     pub fn saw_time(&mut self, ts: Option<DateTime<Utc>>) {
         if let Some(t) = ts {

@@ -75,7 +75,7 @@ pub fn extract_cached(
         .par_iter()
         .map(|(root, tf)| {
             let (mut digest, entry, served) = shared.read(*root, tf, r);
-            stow(&mut digest, spill)?;
+            stow(&mut digest, spill);
             let now = done.fetch_add(tf.size, std::sync::atomic::Ordering::Relaxed) + tf.size;
             progress.report("reading transcripts", now, total);
             Ok((digest, entry, served))
@@ -143,17 +143,18 @@ pub fn starts(raw: Vec<RawStart>, r: &Redactor, tally: &mut Tally) -> Vec<Sessio
 }
 
 /// Move a digest's turns to `spill`.
-fn stow(d: &mut FileDigest, spill: &Spill) -> Result<(), Error> {
+fn stow(d: &mut FileDigest, spill: &Spill) {
+    d.parts.shrink_to_fit();
     for p in &mut d.parts {
-        spill.stow(&mut p.turns)?;
+        p.settle();
+        spill.stow(&mut p.turns);
         for a in &mut p.agents {
-            spill.stow(&mut a.turns)?;
+            spill.stow(&mut a.turns);
         }
     }
     if let Some((_, _, a)) = &mut d.subagent {
-        spill.stow(&mut a.turns)?;
+        spill.stow(&mut a.turns);
     }
-    Ok(())
 }
 
 /// Combine per-file digests into sessions.

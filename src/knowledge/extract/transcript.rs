@@ -44,6 +44,17 @@ pub struct SessionPart {
     pub first_prompt: Option<Text>,
 }
 
+impl SessionPart {
+    /// Let go of what only reading needed, once the part is finished and
+    /// cached: a busy data directory holds a hundred thousand parts until
+    /// they are merged.
+    pub fn settle(&mut self) {
+        self.seen = BTreeSet::new();
+        self.conv.settle();
+        self.uuid_hashes.shrink_to_fit();
+    }
+}
+
 /// Everything one transcript file yielded.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct FileDigest {

@@ -63,6 +63,8 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
                 projects: Vec::new(),
                 memories: cards,
                 months: Vec::new(),
+                newer: None,
+                older: None,
             }),
         });
     }

@@ -30,7 +30,8 @@ pub use format::duration;
 pub use links::project_key;
 pub use memories::split_skill;
 pub use paging::{
-    paginate, session_anchor, session_page_href, turn_anchors, PageSpan, Paging, PAGE_CHARS,
+    paginate, session_anchor, session_page_href, turn_anchors, PageSpan, Paging, LIST_ROWS,
+    PAGE_CHARS,
 };
 pub use sessions::{LoadedPage, SessionPage};
 
@@ -99,9 +100,12 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     let mut pages = home::pages(&l, &cards, &activity);
     pages.extend(projects::pages(&l, &cards));
     pages.extend(memories::pages(&l));
-    pages.push(sessions::list(&l));
+    pages.extend(sessions::list(&l));
     let mut search_docs = memories::search_docs(&l);
     let (session_pages, session_docs) = sessions::pages(&l)?;
+    // Exactly: with a hundred thousand sessions, doubling would hold tens
+    // of megabytes of room never used.
+    pages.reserve_exact(session_pages.len() + 2 * l.sessions.len() / LIST_ROWS + 64);
     pages.extend(session_pages);
     search_docs.extend(session_docs);
     pages.extend(timeline::pages(&l, &activity));

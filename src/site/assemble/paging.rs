@@ -129,6 +129,54 @@ pub struct PageSpan {
     pub(super) anchored_before: usize,
 }
 
+/// Rows per page of a list (the timeline, the session list): a busy data
+/// directory lists tens of thousands of sessions, and one page holding them
+/// all would weigh tens of megabytes, too much for a browser and for memory
+/// while rendering.
+pub const LIST_ROWS: usize = 500;
+
+/// Cut `groups` (a heading and its rows, such as a day of the timeline or
+/// a month of sessions, in reading order) into pages of at most `max` rows;
+/// a group that does not fit continues on the next page under its heading.
+/// There is always at least one page. Each row is moved once.
+pub(super) fn split_groups<H: Clone, R>(
+    groups: Vec<(H, Vec<R>)>,
+    max: usize,
+) -> Vec<Vec<(H, Vec<R>)>> {
+    let max = max.max(1);
+    let mut pages = Vec::new();
+    let mut page: Vec<(H, Vec<R>)> = Vec::new();
+    let mut room = max;
+    for (heading, rows) in groups {
+        let mut rows = rows.into_iter().peekable();
+        let mut empty = true;
+        while rows.peek().is_some() || empty {
+            if room == 0 {
+                pages.push(std::mem::take(&mut page));
+                room = max;
+            }
+            let part: Vec<R> = rows.by_ref().take(room).collect();
+            room -= part.len();
+            page.push((heading.clone(), part));
+            empty = false;
+        }
+    }
+    if !page.is_empty() || pages.is_empty() {
+        pages.push(page);
+    }
+    pages
+}
+
+/// The title of part `part` (0-based) of `parts`: `2026-03`, or
+/// `2026-03 (2 of 5)` when there are several.
+pub(super) fn part_title(label: &str, part: usize, parts: usize) -> String {
+    if parts > 1 {
+        format!("{label} ({} of {parts})", part + 1)
+    } else {
+        label.to_string()
+    }
+}
+
 /// The path of page `page` (0-based) of the session whose first page is `first`.
 pub fn session_page_href(first: &str, page: usize) -> String {
     if page == 0 {
@@ -194,5 +242,44 @@ mod tests {
         );
         assert_eq!(spans[2].turns, 4..5);
         assert_eq!(spans[2].subagents, 0..1);
+    }
+
+    #[test]
+    fn lists_are_cut_into_pages_without_losing_or_reordering_a_row() {
+        // Every shape of groups up to 4 groups of up to 7 rows, pages of 1 to 5.
+        for shape in 0..4096u32 {
+            let sizes: Vec<usize> = (0..4).map(|k| ((shape >> (3 * k)) & 7) as usize).collect();
+            let mut n = 0;
+            let groups: Vec<(usize, Vec<u32>)> = sizes
+                .iter()
+                .enumerate()
+                .map(|(h, &len)| {
+                    n += len as u32;
+                    (h, (n - len as u32..n).collect())
+                })
+                .collect();
+            for max in 1..=5 {
+                let pages = split_groups(groups.clone(), max);
+                assert!(!pages.is_empty());
+                let mut rows = Vec::new();
+                for (i, page) in pages.iter().enumerate() {
+                    let here: usize = page.iter().map(|g| g.1.len()).sum();
+                    assert!(here <= max, "{sizes:?} max {max}: page {i} has {here}");
+                    // Only the last page may be short of rows, and no page
+                    // but an only one is empty.
+                    if i + 1 < pages.len() {
+                        assert_eq!(here, max, "{sizes:?} max {max}");
+                    }
+                    for g in page {
+                        // A heading shows only with rows, unless it was empty to start with.
+                        assert!(!g.1.is_empty() || sizes[g.0] == 0);
+                        rows.extend(g.1.iter().copied());
+                    }
+                }
+                assert_eq!(rows, (0..n).collect::<Vec<_>>(), "{sizes:?} max {max}");
+            }
+        }
+        assert_eq!(part_title("2026-03", 1, 5), "2026-03 (2 of 5)");
+        assert_eq!(part_title("2026-03", 0, 1), "2026-03");
     }
 }

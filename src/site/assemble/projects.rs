@@ -2,6 +2,7 @@
 
 use super::format::day;
 use super::links::{Links, Project};
+use super::paging::LIST_ROWS;
 use super::views::{ListView, MemoryBody, MemoryGroup, ProjectCard, ProjectView, ToolCount};
 use super::{Page, View};
 use crate::knowledge::model::{max_opt, min_opt, MemoryKind};
@@ -31,6 +32,8 @@ pub(super) fn pages<'m>(l: &Links<'m>, cards: &[ProjectCard]) -> Vec<Page<'m>> {
             projects: cards.to_vec(),
             memories: Vec::new(),
             months: Vec::new(),
+            newer: None,
+            older: None,
         }),
     }];
     pages.extend(l.projects.iter().map(|(key, p)| Page {
@@ -112,7 +115,12 @@ fn project_view<'m>(l: &Links<'m>, key: &str, p: &Project) -> ProjectView<'m> {
         models: models.into_iter().collect(),
         facts,
         knowledge,
-        sessions: sessions.iter().map(|&i| l.session_row(i)).collect(),
+        sessions: sessions
+            .iter()
+            .take(LIST_ROWS)
+            .map(|&i| l.session_row(i))
+            .collect(),
+        session_count: sessions.len(),
         tools,
         files_touched: files.len(),
         prompts,

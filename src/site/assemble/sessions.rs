@@ -3,41 +3,57 @@
 
 use super::format::{clock, date_time, duration, month_key};
 use super::links::Links;
-use super::paging::{paginate, session_page_href, turn_anchors_from, PageSpan};
+use super::paging::{
+    paginate, part_title, session_page_href, split_groups, turn_anchors_from, PageSpan, LIST_ROWS,
+};
 use super::projects::tool_counts;
-use super::views::{BlockView, Link, ListView, MonthGroup, SessionView, SubagentView, TurnView};
+use super::views::{
+    BlockView, Link, ListView, MonthGroup, SessionRow, SessionView, SubagentView, TurnView,
+};
 use super::{Page, View};
 use crate::knowledge::model::{Block, CompactKind, Session, SubagentLayout, Turn};
 
-/// The list of sessions by month, newest first.
-pub(super) fn list<'m>(l: &Links<'m>) -> Page<'m> {
-    let mut months: Vec<MonthGroup> = Vec::new();
+/// The list of sessions by month, newest first, in pages of [`LIST_ROWS`].
+pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
+    let mut months: Vec<(String, Vec<SessionRow>)> = Vec::new();
     for &i in &l.sessions {
         let m = l.model.sessions[i]
             .started
             .map(month_key)
             .unwrap_or_else(|| "undated".into());
         match months.last_mut() {
-            Some(g) if g.month == m => g.sessions.push(l.session_row(i)),
-            _ => months.push(MonthGroup {
-                month: m,
-                sessions: vec![l.session_row(i)],
-            }),
+            Some((month, rows)) if *month == m => rows.push(l.session_row(i)),
+            _ => months.push((m, vec![l.session_row(i)])),
         }
     }
-    Page {
-        path: "sessions/index.html".into(),
-        template: "list.html",
-        title: "Sessions".into(),
-        section: "sessions",
-        view: View::List(ListView {
-            kind: "sessions",
-            intro: "Every conversation, newest first.",
-            projects: Vec::new(),
-            memories: Vec::new(),
-            months,
-        }),
-    }
+    let split = split_groups(months, LIST_ROWS);
+    let n = split.len();
+    let link = |i: usize| Link {
+        title: part_title("Sessions", i, n),
+        href: session_page_href("sessions/index.html", i),
+    };
+    split
+        .into_iter()
+        .enumerate()
+        .map(|(i, months)| Page {
+            path: link(i).href,
+            template: "list.html",
+            title: link(i).title,
+            section: "sessions",
+            view: View::List(ListView {
+                kind: "sessions",
+                intro: "Every conversation, newest first.",
+                projects: Vec::new(),
+                memories: Vec::new(),
+                months: months
+                    .into_iter()
+                    .map(|(month, sessions)| MonthGroup { month, sessions })
+                    .collect(),
+                newer: i.checked_sub(1).map(link),
+                older: (i + 1 < n).then(|| link(i + 1)),
+            }),
+        })
+        .collect()
 }
 
 /// Each session's pages and its search document. Each session's turns are

@@ -3,6 +3,7 @@
 
 use super::format::month_key;
 use super::links::{project_key, Links};
+use super::paging::{part_title, session_page_href, split_groups, LIST_ROWS};
 use super::views::{Link, MonthBar, TimelineDay, TimelineEntry, TimelineView};
 use super::{Page, View};
 use crate::knowledge::model::{one_line, short_id};
@@ -32,12 +33,13 @@ pub(super) fn activity(l: &Links<'_>) -> Vec<MonthBar> {
 /// Day (`YYYY-MM-DD`) → its timeline entries with their times.
 type DayMap = BTreeMap<String, Vec<(DateTime<Utc>, TimelineEntry)>>;
 
-/// The timeline's pages: one per month, and the index.
+/// The timeline's pages: one per month (a busy month continues on pages
+/// 2, 3… of [`LIST_ROWS`] entries), and the index, a copy of the newest
+/// month's first page.
 pub(super) fn pages<'m>(l: &Links<'m>, activity: &[MonthBar]) -> Vec<Page<'m>> {
     let months = entries(l);
-    let keys: Vec<String> = months.keys().cloned().collect();
-    let bars: Vec<MonthBar> = keys
-        .iter()
+    let bars: Vec<MonthBar> = months
+        .keys()
         .rev()
         .map(|k| {
             let bar = activity.iter().find(|a| a.month == *k);
@@ -49,57 +51,84 @@ pub(super) fn pages<'m>(l: &Links<'m>, activity: &[MonthBar]) -> Vec<Page<'m>> {
             }
         })
         .collect();
-    let link = |i: usize| Link {
-        title: keys[i].clone(),
-        href: format!("timeline/{}/index.html", keys[i]),
-    };
-    let n = keys.len();
-    let mut pages = Vec::with_capacity(n + 1);
-    let mut latest = None;
-    for (pos, (month, days)) in months.into_iter().enumerate() {
-        let view = TimelineView {
-            month: Some(month.clone()),
-            months: bars.clone(),
-            days: days_newest_first(days),
-            newer: (pos + 1 < n).then(|| link(pos + 1)),
-            older: (pos > 0).then(|| link(pos - 1)),
-        };
-        if pos + 1 == n {
-            latest = Some(view.clone());
+    // Every page in reading order, newest first: (month, which page of the
+    // month when there are several, its days, its link).
+    let mut parts: Vec<(String, Option<String>, Vec<TimelineDay>, Link)> = Vec::new();
+    for (month, days) in months.into_iter().rev() {
+        let split = split_groups(days_newest_first(days), LIST_ROWS);
+        let n = split.len();
+        for (i, days) in split.into_iter().enumerate() {
+            let days = days
+                .into_iter()
+                .map(|(date, entries)| TimelineDay { date, entries })
+                .collect();
+            let link = Link {
+                title: part_title(&month, i, n),
+                href: session_page_href(&format!("timeline/{month}/index.html"), i),
+            };
+            let part = (n > 1).then(|| format!("page {} of {n}", i + 1));
+            parts.push((month.clone(), part, days, link));
         }
-        pages.push(Page {
-            path: format!("timeline/{month}/index.html"),
-            template: "timeline.html",
-            title: format!("Timeline {month}"),
-            section: "timeline",
-            view: View::Timeline(view),
-        });
     }
-    pages.push(Page {
-        path: "timeline/index.html".into(),
-        template: "timeline.html",
-        title: "Timeline".into(),
-        section: "timeline",
-        view: View::Timeline(latest.unwrap_or(TimelineView {
+    let links: Vec<Link> = parts.iter().map(|p| p.3.clone()).collect();
+    let mut pages = Vec::with_capacity(parts.len() + 1);
+    for (k, (month, part, days, link)) in parts.into_iter().enumerate() {
+        let view = TimelineView {
+            month: Some(month),
+            part,
+            months: bars.clone(),
+            days,
+            newer: k.checked_sub(1).map(|j| links[j].clone()),
+            older: links.get(k + 1).cloned(),
+        };
+        if k == 0 {
+            pages.push(timeline_page(
+                "timeline/index.html".into(),
+                "Timeline".into(),
+                view.clone(),
+            ));
+        }
+        pages.push(timeline_page(
+            link.href,
+            format!("Timeline {}", link.title),
+            view,
+        ));
+    }
+    if pages.is_empty() {
+        let empty = TimelineView {
             month: None,
+            part: None,
             months: Vec::new(),
             days: Vec::new(),
             newer: None,
             older: None,
-        })),
-    });
+        };
+        pages.push(timeline_page(
+            "timeline/index.html".into(),
+            "Timeline".into(),
+            empty,
+        ));
+    }
     pages
 }
 
-fn days_newest_first(days: DayMap) -> Vec<TimelineDay> {
+fn timeline_page<'m>(path: String, title: String, view: TimelineView) -> Page<'m> {
+    Page {
+        path,
+        template: "timeline.html",
+        title,
+        section: "timeline",
+        view: View::Timeline(view),
+    }
+}
+
+/// The days of a month, newest first, each with its entries newest first.
+fn days_newest_first(days: DayMap) -> Vec<(String, Vec<TimelineEntry>)> {
     days.into_iter()
         .rev()
         .map(|(date, mut entries)| {
             entries.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.text.cmp(&b.1.text)));
-            TimelineDay {
-                date,
-                entries: entries.into_iter().map(|(_, e)| e).collect(),
-            }
+            (date, entries.into_iter().map(|(_, e)| e).collect())
         })
         .collect()
 }

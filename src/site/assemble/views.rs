@@ -112,7 +112,10 @@ pub struct ProjectView<'m> {
     pub facts: Vec<MemoryBody<'m>>,
     /// Other memories, grouped by kind.
     pub knowledge: Vec<MemoryGroup<'m>>,
+    /// The most recent sessions, at most a list page of them.
     pub sessions: Vec<SessionRow>,
+    /// All of the project's sessions.
+    pub session_count: usize,
     pub tools: Vec<ToolCount>,
     pub files_touched: usize,
     pub prompts: u64,
@@ -232,6 +235,8 @@ pub struct TimelineDay {
 #[derive(Debug, Clone, Serialize)]
 pub struct TimelineView {
     pub month: Option<String>,
+    /// `page 2 of 5` when the month continues over several pages.
+    pub part: Option<String>,
     pub months: Vec<MonthBar>,
     pub days: Vec<TimelineDay>,
     pub newer: Option<Link>,
@@ -247,6 +252,9 @@ pub struct ListView<'m> {
     pub memories: Vec<MemoryCard<'m>>,
     /// Sessions grouped by month, newest first.
     pub months: Vec<MonthGroup>,
+    /// The pages before and after this one of a list that continues.
+    pub newer: Option<Link>,
+    pub older: Option<Link>,
 }
 
 /// How often a tool was called.

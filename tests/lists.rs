@@ -1,0 +1,121 @@
+//! Lists too long for one page (the session list, a busy month of the
+//! timeline, a busy project) continue on pages 2, 3…: every session is
+//! listed exactly once, in order, and no page grows without bound.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+const ROWS: usize = 500;
+
+fn session_line(i: usize, day: usize) -> String {
+    format!(
+        r#"{{"type":"user","sessionId":"{i:08x}-0000-4000-8000-000000000000","uuid":"u{i}","cwd":"/home/u/p{}","timestamp":"2026-0{}-{:02}T{:02}:{:02}:00Z","message":{{"role":"user","content":"question number {i}"}}}}"#,
+        i % 2,
+        1 + day / 28,
+        1 + day % 28,
+        (i / 60) % 24,
+        i % 60,
+    )
+}
+
+/// Session hrefs in the `session-title` links of a page, in order.
+fn listed(page: &Path) -> Vec<String> {
+    let html = std::fs::read_to_string(page).unwrap();
+    html.split("class=\"session-title\" href=\"")
+        .skip(1)
+        .map(|s| {
+            s[..s.find('"').unwrap()]
+                .trim_start_matches("../")
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn long_lists_continue_on_numbered_pages_with_every_session_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 1203;
+    for i in 0..n {
+        let dir = tmp.path().join(format!("src/projects/-home-u-p{}", i % 2));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Most sessions in January, some in February.
+        let day = if i < 1100 { i % 28 } else { 28 + i % 20 };
+        std::fs::write(
+            dir.join(format!("{i:08x}-0000-4000-8000-000000000000.jsonl")),
+            session_line(i, day) + "\n",
+        )
+        .unwrap();
+    }
+    let site = tmp.path().join("site");
+    let out = Command::new(env!("CARGO_BIN_EXE_ccwiki"))
+        .env("CCWIKI_CACHE_DIR", tmp.path().join("cache"))
+        .args(["build", "--quiet", "--no-cache", "--source"])
+        .arg(tmp.path().join("src"))
+        .arg("--out")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+
+    // The session list: 3 pages of at most 500, every session once.
+    let pages = [
+        "sessions/index.html",
+        "sessions/2/index.html",
+        "sessions/3/index.html",
+    ];
+    let mut all = Vec::new();
+    for p in pages {
+        let rows = listed(&site.join(p));
+        assert!(
+            !rows.is_empty() && rows.len() <= ROWS,
+            "{p}: {}",
+            rows.len()
+        );
+        all.extend(rows);
+    }
+    assert!(!site.join("sessions/4/index.html").exists());
+    assert_eq!(all.len(), n);
+    assert_eq!(
+        all.iter().collect::<BTreeSet<_>>().len(),
+        n,
+        "no session twice"
+    );
+    let second = std::fs::read_to_string(site.join("sessions/2/index.html")).unwrap();
+    assert!(
+        second.contains("href=\"../../sessions/index.html\" rel=\"prev\"")
+            && second.contains("href=\"../../sessions/3/index.html\" rel=\"next\""),
+        "page 2 links both ways"
+    );
+
+    // January's timeline: 1,100 starts over 3 pages; the index is its newest page.
+    let jan = |p: &str| std::fs::read_to_string(site.join("timeline/2026-01").join(p)).unwrap();
+    let entries = |html: &str| html.matches("class=\"entry entry-start\"").count();
+    let counts = [
+        entries(&jan("index.html")),
+        entries(&jan("2/index.html")),
+        entries(&jan("3/index.html")),
+    ];
+    assert_eq!(counts, [500, 500, 100]);
+    assert!(jan("index.html").contains("page 1 of 3"));
+    let index = std::fs::read_to_string(site.join("timeline/index.html")).unwrap();
+    assert_eq!(
+        entries(&index),
+        103,
+        "the index shows the newest month, February"
+    );
+    assert!(
+        index.contains("2026-01 (1 of 3)"),
+        "and leads on to January"
+    );
+
+    // A project with 602 sessions lists its 500 most recent and says so.
+    let project = site.join("projects/p0/index.html");
+    let html = std::fs::read_to_string(&project).unwrap();
+    assert_eq!(listed(&project).len(), ROWS);
+    assert!(
+        html.contains("<dd>602</dd>"),
+        "the count is of all sessions"
+    );
+    assert!(html.contains("The 500 most recent of 602"));
+}
