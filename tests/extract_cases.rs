@@ -346,6 +346,35 @@ fn several_data_roots_are_read_together() {
 }
 
 #[test]
+fn the_same_session_in_a_backup_is_one_session_with_its_longer_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = user("s1", "u1", "null", r#""first question""#);
+    let second = user("s1", "u2", r#""u1""#, r#""second question""#);
+    let longer = format!("{first}\n{second}\n");
+    write(
+        dir.path(),
+        &[
+            // The live folder lost the second prompt; the backup has both,
+            // and one more session.
+            ("projects/-p/s1.jsonl", format!("{first}\n").as_bytes()),
+            ("projects.bak-2025/-p/s1.jsonl", longer.as_bytes()),
+            (
+                "projects.bak-2025/-p/s9.jsonl",
+                user("s9", "u9", "null", r#""old""#).as_bytes(),
+            ),
+        ],
+    );
+    let sources = ccwiki::source::discover::discover(&[dir.path().to_path_buf()]).unwrap();
+    assert_eq!(sources.roots.len(), 2);
+    let x = extract(&sources.roots, &Redactor::disabled());
+    assert_eq!(x.sessions.len(), 2, "s1 once, and s9");
+    let s1 = session(&x, "s1");
+    assert_eq!(s1.prompts, 2, "the longer copy, not both added up");
+    assert_eq!(turns(s1).len(), 2);
+    assert_eq!(session(&x, "s9").prompts, 1);
+}
+
+#[test]
 fn large_files_read_in_pieces_give_the_same_result() {
     let demo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
     let sources = ccwiki::source::discover::discover(&[demo]).unwrap();

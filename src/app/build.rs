@@ -119,6 +119,10 @@ pub struct BuildReport {
     pub suspects: usize,
     /// Wall time per phase, in order.
     pub timings: Vec<(&'static str, Duration)>,
+    /// The data roots read, as the user would name them.
+    pub roots: Vec<PathBuf>,
+    /// How the sources were read, worth a line in the summary.
+    pub notes: Vec<String>,
 }
 
 impl BuildReport {
@@ -185,6 +189,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.lines = loaded.lines;
     report.excluded = loaded.excluded;
     report.redactions = loaded.redactions;
+    report.roots = loaded.roots;
+    report.notes = loaded.notes;
 
     let mut site = timed(&mut report, "assemble", || assemble::assemble(&model))?;
     report.skips.extend(site.skips.iter().cloned());

@@ -42,16 +42,7 @@ impl BuildReport {
             self.bytes_written as f64 / 1e6,
             self.files_unchanged
         );
-        let c = self.cache;
-        if c.reused + c.resumed > 0 {
-            wln!(
-                s,
-                "  cache: {} transcripts unchanged, {} read from where they grew, {} read in full",
-                c.reused,
-                c.resumed,
-                c.read
-            );
-        }
+        self.write_sources(&mut s, opts);
         if self.excluded > 0 {
             wln!(
                 s,
@@ -94,6 +85,33 @@ impl BuildReport {
             }
         }
         s
+    }
+
+    /// The data roots read, notes on how, and what the cache served.
+    fn write_sources(&self, s: &mut String, opts: &BuildOptions) {
+        // The roots read, when they are not simply the sources given.
+        if self.roots.as_slice() != opts.sources.as_slice() {
+            let roots: Vec<String> = self.roots.iter().map(|r| r.display().to_string()).collect();
+            let what = if roots.len() == 1 {
+                "data root"
+            } else {
+                "data roots"
+            };
+            wln!(s, "  read {} {what}: {}", roots.len(), roots.join(", "));
+        }
+        for note in &self.notes {
+            wln!(s, "  note: {note}");
+        }
+        let c = self.cache;
+        if c.reused + c.resumed > 0 {
+            wln!(
+                s,
+                "  cache: {} transcripts unchanged, {} read from where they grew, {} read in full",
+                c.reused,
+                c.resumed,
+                c.read
+            );
+        }
     }
 
     /// The skipped lines and files: the first ten, or all with `verbose`.

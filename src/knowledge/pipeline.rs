@@ -61,6 +61,10 @@ pub struct LoadReport {
     pub redactions: BTreeMap<String, u64>,
     /// Wall time per phase, in order.
     pub timings: Vec<(&'static str, Duration)>,
+    /// The data roots read, as the user would name them.
+    pub roots: Vec<PathBuf>,
+    /// How the sources were read, worth a line in the summary.
+    pub notes: Vec<String>,
 }
 
 fn timed<T>(report: &mut LoadReport, phase: &'static str, f: impl FnOnce() -> T) -> T {
@@ -112,6 +116,8 @@ impl Pipeline {
             discover::discover(&self.sources)
         })?;
         report.skips.extend(sources.skips.iter().cloned());
+        report.notes.extend(sources.notes.iter().cloned());
+        report.roots = sources.roots.iter().map(|r| r.shown_path()).collect();
         report.transcript_bytes = sources.transcript_bytes();
 
         // History and session metadata are small: read them raw first, for

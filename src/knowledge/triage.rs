@@ -30,6 +30,16 @@ pub fn triage(roots: &[Root], r: &Redactor) -> Triaged {
             triage_dir(root.index, dir, &mut out, &mut sc);
         }
     }
+    // The same memory in two data roots (the live folder and a backup):
+    // one page, the first root's.
+    let mut seen = HashSet::new();
+    out.memories.retain(|m| {
+        seen.insert((
+            m.project_dir.clone(),
+            m.stem.clone(),
+            crate::base::hash::hash_bytes(m.body.as_bytes()),
+        ))
+    });
     out.tally = sc.tally;
     out
 }

@@ -15,6 +15,9 @@ use walkdir::WalkDir;
 pub struct Root {
     pub index: usize,
     pub path: PathBuf,
+    /// The folder of project folders: `projects`, or a backup of it
+    /// (`projects.bak-2025-06`) read as a root of its own.
+    pub projects_dir: String,
     pub transcripts: Vec<TranscriptFile>,
     pub memory_dirs: Vec<MemoryDir>,
     pub history: Option<PathBuf>,
@@ -60,6 +63,9 @@ pub struct MemoryDir {
 pub struct Sources {
     pub roots: Vec<Root>,
     pub skips: Vec<Skip>,
+    /// What the user should know about how the sources were read (not
+    /// warnings).
+    pub notes: Vec<String>,
 }
 
 impl Sources {
@@ -75,47 +81,143 @@ impl Sources {
 
 /// Resolve the given source directories to data roots and classify their files.
 ///
-/// A directory that holds no `projects/` or `history.jsonl` but has a
-/// `.claude/` folder (a dotfiles repository, say) is read through that folder.
+/// A source may hold several data roots: a backup with `.claude/`,
+/// `config/` and `.claude-home/.config/claude`, or `projects.bak-*` folders
+/// beside `projects/`. Every one found is read (the same session seen in
+/// two is shown once); [`Root::path`] names each for the build summary.
 pub fn discover(sources: &[PathBuf]) -> Result<Sources, Error> {
     let mut out = Sources::default();
-    for (index, source) in sources.iter().enumerate() {
+    let mut seen = std::collections::BTreeSet::new();
+    for source in sources {
         if !source.is_dir() {
             return Err(Error::SourceMissing {
                 path: source.clone(),
             });
         }
-        let path = match projects_parent(source) {
+        let start = match projects_parent(source) {
             Some(parent) => {
-                out.skips.push(Skip::file(
-                    source,
-                    format!(
-                        "this is the projects/ folder of a Claude Code data directory: read all of {} (memories and history too)",
-                        parent.display()
-                    ),
+                out.notes.push(format!(
+                    "{} is the projects/ folder of a Claude Code data directory: reading all of {} (memories and history too)",
+                    source.display(),
+                    parent.display()
                 ));
                 parent
             }
-            None => data_root(source),
+            None => source.clone(),
         };
-        let mut root = Root {
-            index,
-            path: path.clone(),
-            ..Root::default()
-        };
-        walk_root(&mut root, &mut out.skips);
-        let empty = root.transcripts.is_empty()
-            && root.memory_dirs.is_empty()
-            && root.history.is_none()
-            && root.session_starts.is_empty();
-        if empty {
+        let before = out.roots.len();
+        for (path, projects_dir) in data_roots(&start) {
+            let key = (crate::base::dirs::resolved(&path), projects_dir.clone());
+            if !seen.insert(key) {
+                continue;
+            }
+            let mut root = Root {
+                index: out.roots.len(),
+                path,
+                projects_dir,
+                ..Root::default()
+            };
+            walk_root(&mut root, &mut out.skips);
+            if !root.is_empty() {
+                out.roots.push(root);
+            }
+        }
+        if out.roots.len() == before {
             return Err(Error::NoData {
                 path: source.clone(),
             });
         }
-        out.roots.push(root);
     }
     Ok(out)
+}
+
+impl Root {
+    /// The folder as the user would name it: the data root, or the backup
+    /// of its projects folder.
+    pub fn shown_path(&self) -> PathBuf {
+        if self.projects_dir == "projects" {
+            self.path.clone()
+        } else {
+            self.path.join(&self.projects_dir)
+        }
+    }
+
+    /// Nothing Claude Code writes was found in it.
+    fn is_empty(&self) -> bool {
+        self.transcripts.is_empty()
+            && self.memory_dirs.is_empty()
+            && self.history.is_none()
+            && self.session_starts.is_empty()
+    }
+}
+
+/// Folders that never hold a data root: skipped when looking for one.
+const NOT_ROOTS: [&str; 8] = [
+    "file-history",
+    "shell-snapshots",
+    "todos",
+    "debug",
+    "statsig",
+    "node_modules",
+    ".git",
+    "plugins",
+];
+
+/// A folder that is a data root of its own.
+fn is_root(dir: &Path) -> bool {
+    dir.join("projects").is_dir() || dir.join("history.jsonl").is_file()
+}
+
+/// How deep below a source data roots are looked for
+/// (`backup/.claude-home/.config/claude` is three levels down).
+const ROOT_DEPTH: usize = 4;
+
+/// A backup of the projects folder: `projects.bak`, `projects.bak-2025-06`,
+/// `projects-backup`…
+fn is_projects_backup(name: &str) -> bool {
+    name != "projects" && name.starts_with("projects") && name[8..].starts_with(['.', '-', '_'])
+}
+
+/// The data roots at or below `start`, each as (folder, its projects folder
+/// name): `start` itself when it holds `projects/` or `history.jsonl`,
+/// every such folder below it, and each backup of a projects folder.
+fn data_roots(start: &Path) -> Vec<(PathBuf, String)> {
+    let mut roots = Vec::new();
+    let walker = WalkDir::new(start)
+        .follow_links(false)
+        .max_depth(ROOT_DEPTH)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0
+                || (e.file_type().is_dir()
+                    && name != "projects"
+                    && !is_projects_backup(&name)
+                    && !NOT_ROOTS.contains(&name.as_ref()))
+        });
+    for entry in walker.filter_map(Result::ok) {
+        let dir = entry.path();
+        if is_root(dir) {
+            roots.push((dir.to_path_buf(), "projects".to_string()));
+        }
+        let Ok(children) = fs::read_dir(dir) else {
+            continue;
+        };
+        let mut backups: Vec<String> = children
+            .filter_map(Result::ok)
+            .filter(|c| c.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|c| c.file_name().to_string_lossy().into_owned())
+            .filter(|n| is_projects_backup(n))
+            .collect();
+        backups.sort();
+        roots.extend(backups.into_iter().map(|b| (dir.to_path_buf(), b)));
+    }
+    // Loose transcripts with no data root around them: read the source as one.
+    if roots.is_empty() {
+        roots.push((start.to_path_buf(), "projects".to_string()));
+    }
+    roots
 }
 
 /// The folder Claude Code keeps a project's files in, named after its path:
@@ -139,23 +241,31 @@ fn projects_parent(source: &Path) -> Option<PathBuf> {
     holds_projects.then(|| source.parent().map(Path::to_path_buf))?
 }
 
-fn data_root(source: &Path) -> PathBuf {
-    let looks_like_root =
-        source.join("projects").is_dir() || source.join("history.jsonl").is_file();
-    let dot = source.join(".claude");
-    if !looks_like_root && dot.is_dir() {
-        dot
-    } else {
-        source.to_path_buf()
-    }
-}
-
 fn walk_root(root: &mut Root, skips: &mut Vec<Skip>) {
     // Without a projects/ folder, treat every .jsonl below as a loose transcript.
-    let has_projects = root.path.join("projects").is_dir();
-    let walker = WalkDir::new(&root.path)
+    let has_projects = root.path.join(&root.projects_dir).is_dir();
+    // A backup of projects/ is read alone: the rest of its folder is the
+    // data root's own.
+    let backup = root.projects_dir != "projects";
+    let top = if backup {
+        root.path.join(&root.projects_dir)
+    } else {
+        root.path.clone()
+    };
+    let walker = WalkDir::new(&top)
         .follow_links(false)
-        .sort_by_file_name();
+        .sort_by_file_name()
+        .into_iter()
+        // Nested data roots and backups are roots of their own.
+        .filter_entry(|e| {
+            let nested = e.depth() > 0
+                && e.depth() <= ROOT_DEPTH
+                && e.file_type().is_dir()
+                && !backup
+                && !e.path().starts_with(top.join("projects"))
+                && (is_projects_backup(&e.file_name().to_string_lossy()) || is_root(e.path()));
+            !nested
+        });
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
@@ -173,7 +283,10 @@ fn walk_root(root: &mut Root, skips: &mut Vec<Skip>) {
             Ok(r) => r,
             Err(_) => continue,
         };
-        let parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
+        let mut parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
+        if backup && !parts.is_empty() {
+            parts[0] = "projects";
+        }
         if parts.len() != rel.iter().count() {
             skips.push(Skip::file(path, "file name is not valid UTF-8"));
             continue;
@@ -393,10 +506,66 @@ mod tests {
         let s = discover(&[dir.path().join("projects")]).unwrap();
         assert_eq!(s.roots[0].path, dir.path());
         assert!(s.roots[0].history.is_some() && s.roots[0].memory_dirs.len() == 1);
-        assert!(s
-            .skips
+        assert!(s.notes.iter().any(|n| n.contains("projects/ folder")));
+        assert!(s.skips.is_empty(), "a note, not a warning");
+    }
+
+    fn session(dir: &Path, project: &str, id: &str) {
+        let p = dir.join("projects").join(project);
+        fs::create_dir_all(&p).unwrap();
+        fs::write(p.join(format!("{id}.jsonl")), "{}\n").unwrap();
+    }
+
+    #[test]
+    fn every_nested_data_root_and_projects_backup_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path();
+        // A backup of several machines: none at the top.
+        session(&b.join(".claude"), "-home-a-p", "s1");
+        session(&b.join("config"), "-home-a-q", "s2");
+        session(&b.join(".claude-home/.config/claude"), "-home-a-r", "s3");
+        fs::write(b.join("config/history.jsonl"), "{}\n").unwrap();
+        // A backup of the projects folder beside the live one.
+        let bak = b.join(".claude/projects.bak-2025-06/-home-a-old");
+        fs::create_dir_all(&bak).unwrap();
+        fs::write(bak.join("s0.jsonl"), "{}\n").unwrap();
+        let s = discover(&[b.to_path_buf()]).unwrap();
+        let shown: Vec<PathBuf> = s
+            .roots
             .iter()
-            .any(|k| k.reason.contains("projects/ folder")));
+            .map(|r| r.shown_path().strip_prefix(b).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ".claude",
+                ".claude/projects.bak-2025-06",
+                ".claude-home/.config/claude",
+                "config"
+            ]
+            .map(PathBuf::from)
+        );
+        let files = |i: usize| -> Vec<String> {
+            s.roots[i]
+                .transcripts
+                .iter()
+                .map(|t| t.path.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        // Each file is read through one root only.
+        assert_eq!(files(0), ["s1.jsonl"]);
+        assert_eq!(files(1), ["s0.jsonl"]);
+        assert_eq!(s.roots[1].transcripts[0].project_dir, "-home-a-old");
+        assert_eq!(files(2), ["s3.jsonl"]);
+        assert_eq!(files(3), ["s2.jsonl"]);
+        assert!(s.roots[3].history.is_some() && s.roots[0].history.is_none());
+        assert_eq!(
+            s.roots.iter().map(|r| r.index).collect::<Vec<_>>(),
+            [0, 1, 2, 3]
+        );
+        // Naming a root twice, or a root and its folder, reads it once.
+        let twice = discover(&[b.join("config"), b.to_path_buf()]).unwrap();
+        assert_eq!(twice.roots.len(), 4);
     }
 
     #[cfg(unix)]

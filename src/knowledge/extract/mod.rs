@@ -209,7 +209,33 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted, r: &Redactor) {
             s.started = s.subagents.iter().filter_map(|a| a.started).min();
         }
     }
-    out.sessions = sessions.into_values().collect();
+    out.sessions = once_per_id(sessions.into_values().collect());
+}
+
+/// The same session found in several data roots (the live folder and a
+/// backup of it) is shown once: the copy with the most turns, the first
+/// root's on a tie.
+fn once_per_id(sessions: Vec<Session>) -> Vec<Session> {
+    let mut best: HashMap<&str, usize> = HashMap::new();
+    for (i, s) in sessions.iter().enumerate() {
+        let size = |s: &Session| (s.turns.len() + s.subagents.len(), s.prompts);
+        best.entry(&s.id)
+            .and_modify(|b| {
+                if size(s) > size(&sessions[*b]) {
+                    *b = i;
+                }
+            })
+            .or_insert(i);
+    }
+    if best.len() == sessions.len() {
+        return sessions;
+    }
+    let keep: std::collections::HashSet<usize> = best.into_values().collect();
+    sessions
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, s)| keep.contains(&i).then_some(s))
+        .collect()
 }
 
 fn add_part(
