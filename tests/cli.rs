@@ -370,3 +370,77 @@ fn strict_turns_warnings_into_a_refusal_that_keeps_the_previous_site() {
     assert_eq!(lenient.status.code(), Some(0), "{lenient:?}");
     assert_ne!(files_under(&out), before, "the new session is in");
 }
+
+#[test]
+fn a_project_known_only_from_history_gets_a_page_counted_and_searchable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("claude");
+    let project = src.join("projects/-home-u-live");
+    std::fs::create_dir_all(&project).unwrap();
+    // One live session with one prompt, and its history line (no session
+    // id, as older history files have): counted once.
+    std::fs::write(
+        project.join("s1.jsonl"),
+        r#"{"type":"user","sessionId":"s1","uuid":"u1","cwd":"/home/u/live","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"live prompt"}}"#
+            .to_string()
+            + "\n",
+    )
+    .unwrap();
+    let at = |minute: u64| 1_772_359_200_000u64 + minute * 60_000; // 2026-03-01T10:00Z
+    let history = [
+        format!(
+            r#"{{"display":"live prompt","timestamp":{},"project":"/home/u/live"}}"#,
+            at(0)
+        ),
+        format!(
+            r#"{{"display":"zanzibar migration plan","timestamp":{},"project":"/home/u/ghost"}}"#,
+            at(600)
+        ),
+        format!(
+            r#"{{"display":"second ghost prompt","timestamp":{},"project":"/home/u/ghost"}}"#,
+            at(700)
+        ),
+    ];
+    std::fs::write(src.join("history.jsonl"), history.join("\n") + "\n").unwrap();
+    let out = tmp.path().join("site");
+    let built = ccwiki()
+        .args(["build", "--quiet", "--no-cache", "--source"])
+        .arg(&src)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    let ghost = std::fs::read_to_string(out.join("projects/ghost/index.html")).unwrap();
+    assert!(ghost.contains("zanzibar migration plan") && ghost.contains("second ghost prompt"));
+    assert!(
+        ghost.contains("<dt>Prompts</dt><dd>2</dd>"),
+        "project count"
+    );
+    let home = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        home.contains("<dt>Prompts</dt><dd>3</dd>"),
+        "1 in a session + 2 from history"
+    );
+    let live = std::fs::read_to_string(out.join("projects/live/index.html")).unwrap();
+    assert!(
+        !live.contains("Prompts from history"),
+        "its prompt is the session's"
+    );
+    // The page's search index and the command line find the prompt.
+    let index: String = std::fs::read_dir(out.join("search"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap_or_default())
+        .collect();
+    assert!(index.contains("zanzibar migration plan"));
+    let found = ccwiki()
+        .args(["search", "zanzibar", "--source"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&found.stdout);
+    assert!(
+        found.status.success() && stdout.contains("projects/ghost/index.html"),
+        "{stdout}"
+    );
+}

@@ -14,20 +14,29 @@ pub(super) fn pages<'m>(
 ) -> Vec<Page<'m>> {
     let model = l.model;
     let about = l.memories_where(|k| *k == MemoryKind::User);
+    // The range of activity: from the first session or prompt to the last
+    // activity of any project (as their pages show it).
     let starts: Vec<_> = l
         .sessions
         .iter()
         .filter_map(|&i| model.sessions[i].started)
+        .chain(model.history.iter().map(|h| h.ts))
         .collect();
+    let last = l.projects.values().filter_map(|p| p.last_active).max();
     let totals = Totals {
         projects: l.projects.len(),
         sessions: l.sessions.len(),
         memories: model.memories.len(),
         skills: l.memories_where(|k| *k == MemoryKind::Feedback).len(),
         references: l.memories_where(|k| *k == MemoryKind::Reference).len(),
-        prompts: l.sessions.iter().map(|&i| model.sessions[i].prompts).sum(),
+        prompts: l
+            .sessions
+            .iter()
+            .map(|&i| model.sessions[i].prompts)
+            .sum::<u64>()
+            + l.history_prompts as u64,
         first_day: day(starts.iter().min().copied()),
-        last_day: day(starts.iter().max().copied()),
+        last_day: day(starts.iter().max().copied().max(last)),
     };
     // Newest knowledge: memories of the most recently active projects first.
     let mut knowledge: Vec<usize> = (0..model.memories.len()).collect();

@@ -10,7 +10,7 @@ use crate::knowledge::model::{short_id, Knowledge, MemoryKind};
 use crate::source::memory::wikilinks;
 use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A project: every session and memory that shares one `cwd`.
 #[derive(Debug, Default)]
@@ -21,7 +21,11 @@ pub(super) struct Project {
     pub href: String,
     pub sessions: Vec<usize>,
     pub memories: Vec<usize>,
-    /// When its last session ended (or began); pages sort by it.
+    /// Prompts of `history.jsonl` (indexes, oldest first) whose session has
+    /// no page: all a project known only from history has.
+    pub history: Vec<usize>,
+    /// When its last session ended (or began), or its last prompt; pages
+    /// sort by it.
     pub last_active: Option<DateTime<Utc>>,
 }
 
@@ -97,6 +101,8 @@ pub(super) struct Links<'m> {
     pub sessions: Vec<usize>,
     /// Session files with nothing to show.
     pub empty_sessions: usize,
+    /// Prompts of `history.jsonl` whose session has no page.
+    pub history_prompts: usize,
     /// Memory bodies with `[[links]]` and `(x.md)` links pointing at pages.
     pub bodies: Vec<String>,
     /// (title, href) of the memories that link to each memory.
@@ -106,16 +112,18 @@ pub(super) struct Links<'m> {
 impl<'m> Links<'m> {
     /// The table for `model`; links that lead nowhere are reported in `skips`.
     pub fn new(model: &'m Knowledge, skips: &mut Vec<Skip>) -> Links<'m> {
-        let (mut projects, session_project, empty_sessions) = file_projects(model);
+        let (mut projects, session_project, empty_sessions, history_prompts) = file_projects(model);
         let mut project_slugs = SlugSet::default();
         for (key, p) in projects.iter_mut() {
             p.name = project_name(key);
             p.path = key.clone();
             let s = &model.sessions;
+            let history = p.history.iter().map(|&h| model.history[h].ts);
             p.last_active = p
                 .sessions
                 .iter()
                 .filter_map(|&i| s[i].ended.or(s[i].started))
+                .chain(history)
                 .max();
             p.href = format!("projects/{}/index.html", project_slugs.claim(&p.name));
         }
@@ -166,6 +174,7 @@ impl<'m> Links<'m> {
             sessions_by_id,
             sessions: Vec::new(),
             empty_sessions,
+            history_prompts,
             bodies: Vec::new(),
             backlinks: Vec::new(),
         };
@@ -272,7 +281,12 @@ impl<'m> Links<'m> {
 /// Projects keyed by normalised `cwd`; a memory goes with its folder's most
 /// frequent `cwd`, a folder with none by its decoded name. Returns the
 /// projects, each session's key, and how many sessions had nothing to show.
-fn file_projects(model: &Knowledge) -> (BTreeMap<String, Project>, Vec<Option<String>>, usize) {
+/// What [`file_projects`] finds: the projects, each session's project, how
+/// many sessions had nothing to show, how many history prompts belong to no
+/// session page.
+type Filed = (BTreeMap<String, Project>, Vec<Option<String>>, usize, usize);
+
+fn file_projects(model: &Knowledge) -> Filed {
     let mut projects: BTreeMap<String, Project> = BTreeMap::new();
     let mut folder_cwds: HashMap<(usize, &str), BTreeMap<String, usize>> = HashMap::new();
     let mut session_project = vec![None; model.sessions.len()];
@@ -309,7 +323,72 @@ fn file_projects(model: &Knowledge) -> (BTreeMap<String, Project>, Vec<Option<St
             .unwrap_or_else(|| decode_folder(&m.project_dir));
         projects.entry(key).or_default().memories.push(i);
     }
-    (projects, session_project, empty)
+    let orphans = file_history(model, &session_project, &mut projects);
+    (projects, session_project, empty, orphans)
+}
+
+/// File each history prompt whose session has no page under its project
+/// (made here when history is all that is known of it); how many such
+/// prompts there are, with a project or not.
+fn file_history(
+    model: &Knowledge,
+    session_project: &[Option<String>],
+    projects: &mut BTreeMap<String, Project>,
+) -> usize {
+    let with_page: HashSet<&str> = model
+        .sessions
+        .iter()
+        .zip(session_project)
+        .filter(|(_, p)| p.is_some())
+        .map(|(s, _)| s.id.as_str())
+        .collect();
+    // Older history lines carry no session id: a prompt typed in the
+    // project while one of its sessions ran belongs to that session.
+    let mut spans: HashMap<&str, Vec<(i64, i64)>> = HashMap::new();
+    for (s, key) in model.sessions.iter().zip(session_project) {
+        if let (Some(key), Some(start)) = (key, s.started) {
+            let end = s.ended.unwrap_or(start);
+            spans
+                .entry(key.as_str())
+                .or_default()
+                .push((start.timestamp() - 60, end.timestamp() + 60));
+        }
+    }
+    for v in spans.values_mut() {
+        v.sort_unstable();
+    }
+    let during_a_session = |key: &str, ts: i64| {
+        spans.get(key).is_some_and(|v| {
+            let after = v.partition_point(|&(start, _)| start <= ts);
+            v[..after].iter().rev().take(8).any(|&(_, end)| ts <= end)
+        })
+    };
+    let mut orphans = 0;
+    let mut history_of: Vec<(String, usize)> = Vec::new();
+    for (i, h) in model.history.iter().enumerate() {
+        if h.session_id
+            .as_deref()
+            .is_some_and(|id| with_page.contains(id))
+        {
+            continue;
+        }
+        let key = h.project.as_deref().map(project_key);
+        if h.session_id.is_none()
+            && key
+                .as_deref()
+                .is_some_and(|k| during_a_session(k, h.ts.timestamp()))
+        {
+            continue;
+        }
+        orphans += 1;
+        if let Some(key) = key {
+            history_of.push((key, i));
+        }
+    }
+    for (key, i) in history_of {
+        projects.entry(key).or_default().history.push(i);
+    }
+    orphans
 }
 
 /// Resolves links between memories.

@@ -102,6 +102,7 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     pages.extend(memories::pages(&l));
     pages.extend(sessions::list(&l));
     let mut search_docs = memories::search_docs(&l);
+    search_docs.extend(projects::history_docs(&l));
     let (session_pages, session_docs) = sessions::pages(&l)?;
     // Exactly: with a hundred thousand sessions, doubling would hold tens
     // of megabytes of room never used.

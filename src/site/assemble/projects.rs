@@ -1,11 +1,13 @@
 //! The project list and one page per project.
 
-use super::format::day;
+use super::format::{date_time, day};
 use super::links::{Links, Project};
 use super::paging::LIST_ROWS;
-use super::views::{ListView, MemoryBody, MemoryGroup, ProjectCard, ProjectView, ToolCount};
+use super::views::{
+    HistoryRow, ListView, MemoryBody, MemoryGroup, ProjectCard, ProjectView, ToolCount,
+};
 use super::{Page, View};
-use crate::knowledge::model::{max_opt, min_opt, MemoryKind};
+use crate::knowledge::model::{max_opt, min_opt, one_line, MemoryKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Every project as a card, most recently active first.
@@ -81,6 +83,12 @@ fn project_view<'m>(l: &Links<'m>, key: &str, p: &Project) -> ProjectView<'m> {
         files.extend(s.files_touched.iter());
         prompts += s.prompts;
     }
+    for &h in &p.history {
+        let ts = Some(model.history[h].ts);
+        first = min_opt(first, ts);
+        last = max_opt(last, ts);
+    }
+    prompts += p.history.len() as u64;
     let of_kind = |pred: KindFilter| -> Vec<usize> {
         p.memories
             .iter()
@@ -121,10 +129,60 @@ fn project_view<'m>(l: &Links<'m>, key: &str, p: &Project) -> ProjectView<'m> {
             .map(|&i| l.session_row(i))
             .collect(),
         session_count: sessions.len(),
+        history: history_rows(l, p),
         tools,
         files_touched: files.len(),
         prompts,
     }
+}
+
+/// The project's prompts known only from history, newest first, a list
+/// page of them at most.
+fn history_rows(l: &Links<'_>, p: &Project) -> Vec<HistoryRow> {
+    p.history
+        .iter()
+        .rev()
+        .take(LIST_ROWS)
+        .map(|&h| {
+            let e = &l.model.history[h];
+            HistoryRow {
+                date: date_time(Some(e.ts)).unwrap_or_default(),
+                text: one_line(&e.display, 300),
+            }
+        })
+        .collect()
+}
+
+/// A search document per project with prompts known only from history:
+/// they are found like any session's, and lead to the project page.
+pub(super) fn history_docs(l: &Links<'_>) -> Vec<crate::site::search::Doc> {
+    use crate::site::search::{Doc, DocKind};
+    let model = l.model;
+    l.projects
+        .values()
+        .filter(|p| !p.history.is_empty())
+        .map(|p| {
+            let last = p.history.iter().map(|&h| model.history[h].ts).max();
+            Doc {
+                kind: DocKind::Session,
+                title: format!("Prompts in {} (from history)", p.name),
+                url: p.href.clone(),
+                project: Some(p.name.clone()),
+                date: last.map(|t| t.format("%Y-%m-%d").to_string()),
+                sort: last.map(|t| t.timestamp()).unwrap_or(0),
+                tools: Vec::new(),
+                paths: Vec::new(),
+                texts: p
+                    .history
+                    .iter()
+                    .rev()
+                    .take(LIST_ROWS)
+                    .map(|&h| ("#history".to_string(), model.history[h].display.to_string()))
+                    .collect(),
+                outputs: Vec::new(),
+            }
+        })
+        .collect()
 }
 
 /// Tools by how often they were called, most first.

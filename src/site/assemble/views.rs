@@ -116,6 +116,8 @@ pub struct ProjectView<'m> {
     pub sessions: Vec<SessionRow>,
     /// All of the project's sessions.
     pub session_count: usize,
+    /// Prompts known only from `history.jsonl`, newest first.
+    pub history: Vec<HistoryRow>,
     pub tools: Vec<ToolCount>,
     pub files_touched: usize,
     pub prompts: u64,
@@ -269,4 +271,11 @@ pub struct ToolCount {
 pub struct MonthGroup {
     pub month: String,
     pub sessions: Vec<SessionRow>,
+}
+
+/// A prompt known only from `history.jsonl`.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryRow {
+    pub date: String,
+    pub text: String,
 }
