@@ -170,24 +170,16 @@ pub struct Subagent {
     pub started: Option<DateTime<Utc>>,
 }
 
-/// Titles a session may carry; the wiki picks the first present in this order.
+/// Titles a session may carry; [`Session::title`] picks among them.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Titles {
     pub custom: Option<Text>,
     pub ai: Option<Text>,
     pub summary: Option<Text>,
     pub first_prompt: Option<Text>,
-}
-
-impl Titles {
-    /// custom-title over ai-title over summary over the first prompt.
-    pub fn best(&self) -> Option<&str> {
-        self.custom
-            .as_deref()
-            .or(self.ai.as_deref())
-            .or(self.summary.as_deref())
-            .or(self.first_prompt.as_deref())
-    }
+    /// The start of the first answer, when no prompt says anything.
+    #[serde(skip)]
+    pub first_answer: Option<Text>,
 }
 
 /// One conversation, with everything the wiki shows of it.
@@ -221,18 +213,37 @@ pub struct Session {
 }
 
 impl Session {
-    /// The title the wiki shows.
+    /// The title the wiki shows: a given title (custom, AI, summary), else
+    /// the first prompt line that says something, else what a sub-agent
+    /// was asked to do, else the first sentence of the first answer, else
+    /// any prompt text; the id only when the session holds no text at all.
     pub fn title(&self) -> String {
-        match self.titles.best() {
-            // A prompt makes a long title: keep its first words.
-            Some(t)
-                if self.titles.custom.is_none()
-                    && self.titles.ai.is_none()
-                    && self.titles.summary.is_none() =>
-            {
-                one_line(t, 72)
-            }
-            Some(t) => one_line(t, 120),
+        let t = &self.titles;
+        if let Some(given) = t
+            .custom
+            .as_deref()
+            .or(t.ai.as_deref())
+            .or(t.summary.as_deref())
+        {
+            return one_line(given, 120);
+        }
+        let prompt = t.first_prompt.as_deref();
+        // A prompt or an answer makes a long title: keep its first words.
+        if let Some(line) = prompt.and_then(crate::base::text::title_line) {
+            return one_line(&line, 72);
+        }
+        if let Some(d) = self.subagents.iter().find_map(|a| a.description.as_deref()) {
+            return one_line(d, 72);
+        }
+        let answer = t
+            .first_answer
+            .as_deref()
+            .and_then(crate::base::text::title_line);
+        if let Some(sentence) = answer.as_deref().map(first_sentence) {
+            return one_line(sentence, 72);
+        }
+        match prompt.filter(|p| !p.trim().is_empty()) {
+            Some(p) => one_line(p, 72),
             None => format!("Session {}", short_id(&self.id)),
         }
     }
@@ -259,6 +270,15 @@ pub struct SessionStart {
 
 pub use crate::base::text::{max_opt, min_opt, one_line, short_id};
 
+/// Up to the end of the first sentence.
+fn first_sentence(text: &str) -> &str {
+    let end = text
+        .match_indices(['.', '?', '!'])
+        .map(|(i, _)| i + 1)
+        .find(|&i| text[i..].starts_with(' ') || i == text.len());
+    &text[..end.unwrap_or(text.len())]
+}
+
 /// Everything read from the sources, redacted: what the site is made of.
 #[derive(Debug, Default)]
 pub struct Knowledge {
@@ -268,4 +288,68 @@ pub struct Knowledge {
     pub starts: Vec<SessionStart>,
     /// Where the sessions' turns are.
     pub spill: crate::knowledge::spill::Spill,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(prompt: Option<&str>, answer: Option<&str>, agent: Option<&str>) -> Session {
+        Session {
+            id: Text::test("0123456789abcdef"),
+            titles: Titles {
+                first_prompt: prompt.map(Text::test),
+                first_answer: answer.map(Text::test),
+                ..Titles::default()
+            },
+            subagents: agent
+                .map(|d| Subagent {
+                    id: Text::test("a1"),
+                    layout: SubagentLayout::Nested,
+                    role: SubagentRole::Task,
+                    agent_type: None,
+                    description: Some(Text::test(d)),
+                    turns: Turns::default(),
+                    assistant_turns: 0,
+                    started: None,
+                })
+                .into_iter()
+                .collect(),
+            ..Session::default()
+        }
+    }
+
+    #[test]
+    fn a_title_is_never_a_bare_id_when_there_is_text() {
+        let answer = Some("I looked at the parser. It reads lines. More here");
+        assert_eq!(
+            with(Some("## Fix the `parser`"), answer, None).title(),
+            "Fix the parser"
+        );
+        // A prompt that is only a command: the sub-agent's task, else the
+        // first sentence of the answer.
+        assert_eq!(
+            with(Some("/init"), answer, Some("Audit the cache")).title(),
+            "Audit the cache"
+        );
+        assert_eq!(
+            with(Some("/init"), answer, None).title(),
+            "I looked at the parser."
+        );
+        assert_eq!(
+            with(None, None, Some("Audit the cache")).title(),
+            "Audit the cache"
+        );
+        // Only a command and nothing else: the command, not the id.
+        assert_eq!(with(Some("/init"), None, None).title(), "/init");
+        assert_eq!(with(None, None, None).title(), "Session 01234567");
+        let given = Session {
+            titles: Titles {
+                custom: Some(Text::test("Named by the user")),
+                ..Titles::default()
+            },
+            ..with(Some("a prompt"), None, None)
+        };
+        assert_eq!(given.title(), "Named by the user");
+    }
 }

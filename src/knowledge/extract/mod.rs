@@ -290,10 +290,16 @@ fn add_part(
         if part.first_prompt.is_some() {
             s.titles.first_prompt = part.first_prompt;
         }
+        if part.first_answer.is_some() {
+            s.titles.first_answer = part.first_answer;
+        }
     } else {
         s.turns.append(part.turns);
         if s.titles.first_prompt.is_none() {
             s.titles.first_prompt = part.first_prompt;
+        }
+        if s.titles.first_answer.is_none() {
+            s.titles.first_answer = part.first_answer;
         }
     }
     s.started = crate::knowledge::model::min_opt(s.started, conv.first);

@@ -42,6 +42,9 @@ pub struct SessionPart {
     pub agents: Vec<Subagent>,
     #[serde(skip)]
     pub first_prompt: Option<Text>,
+    /// The start of the first answer, a title of last resort (never cached).
+    #[serde(skip)]
+    pub first_answer: Option<Text>,
 }
 
 impl SessionPart {
@@ -417,6 +420,7 @@ impl ReaderState {
             p.conv.finish();
             let turns = std::mem::take(&mut p.conv.turns);
             p.first_prompt = first_prompt(&turns).cloned();
+            p.first_answer = first_answer(&turns).map(|t| sc.one_line(t, 300));
             p.turns = turns.into();
             p.agents = std::mem::take(&mut p.inline_agents)
                 .into_iter()
@@ -685,10 +689,28 @@ fn inline_subagent(id: Text, mut conv: Conversation, sc: &mut Scrub) -> Subagent
     }
 }
 
-/// The text of the first prompt in `turns`.
+/// The first prompt in `turns` with a line worth a title (not only a
+/// command or Markdown syntax), else the first prompt.
 fn first_prompt(turns: &[crate::knowledge::model::Turn]) -> Option<&Text> {
-    turns.iter().find_map(|t| match t {
+    let mut prompts = turns.iter().filter_map(|t| match t {
         crate::knowledge::model::Turn::Prompt { text, .. } => Some(text),
+        _ => None,
+    });
+    let first = prompts.clone().next();
+    prompts
+        .find(|t| crate::base::text::title_line(t).is_some())
+        .or(first)
+}
+
+/// The first text of the first answer in `turns`.
+fn first_answer(turns: &[crate::knowledge::model::Turn]) -> Option<&Text> {
+    turns.iter().find_map(|t| match t {
+        crate::knowledge::model::Turn::Assistant { blocks, .. } => {
+            blocks.iter().find_map(|b| match b {
+                crate::knowledge::model::Block::Text(text) => Some(text),
+                _ => None,
+            })
+        }
         _ => None,
     })
 }
