@@ -437,6 +437,13 @@ fn every_corpus_root_builds_and_shows_what_it_holds() {
             ));
         }
         let (pages, all) = read_site(&out);
+        // Every session page here holds some text: none is titled by its id.
+        for (sid, page) in &pages {
+            let short: String = sid.chars().take(8).collect();
+            if page.contains(&format!("<title>Session {short} ")) {
+                failures.push(format!("{name}: session {sid} is titled by its id"));
+            }
+        }
         let mut missing = 0;
         for (sid, texts) in &expected.texts {
             let Some(page) = pages.get(sid) else {

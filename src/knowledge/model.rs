@@ -177,7 +177,8 @@ pub struct Titles {
     pub ai: Option<Text>,
     pub summary: Option<Text>,
     pub first_prompt: Option<Text>,
-    /// The start of the first answer, when no prompt says anything.
+    /// The start of the first answer (else the first command run), when no
+    /// prompt says anything.
     #[serde(skip)]
     pub first_answer: Option<Text>,
 }
@@ -235,14 +236,12 @@ impl Session {
         if let Some(d) = self.subagents.iter().find_map(|a| a.description.as_deref()) {
             return one_line(d, 72);
         }
-        let answer = t
-            .first_answer
-            .as_deref()
-            .and_then(crate::base::text::title_line);
-        if let Some(sentence) = answer.as_deref().map(first_sentence) {
-            return one_line(sentence, 72);
+        let answer = t.first_answer.as_deref();
+        if let Some(line) = answer.and_then(crate::base::text::title_line) {
+            return one_line(first_sentence(&line), 72);
         }
-        match prompt.filter(|p| !p.trim().is_empty()) {
+        // A prompt or a command that is nothing but a command.
+        match prompt.or(answer).filter(|p| !p.trim().is_empty()) {
             Some(p) => one_line(p, 72),
             None => format!("Session {}", short_id(&self.id)),
         }
@@ -340,6 +339,8 @@ mod tests {
             with(None, None, Some("Audit the cache")).title(),
             "Audit the cache"
         );
+        // A session that only ran a command is named after it.
+        assert_eq!(with(None, Some("/context"), None).title(), "/context");
         // Only a command and nothing else: the command, not the id.
         assert_eq!(with(Some("/init"), None, None).title(), "/init");
         assert_eq!(with(None, None, None).title(), "Session 01234567");

@@ -420,7 +420,9 @@ impl ReaderState {
             p.conv.finish();
             let turns = std::mem::take(&mut p.conv.turns);
             p.first_prompt = first_prompt(&turns).cloned();
-            p.first_answer = first_answer(&turns).map(|t| sc.one_line(t, 300));
+            p.first_answer = first_answer(&turns)
+                .map(|t| sc.one_line(t, 300))
+                .or_else(|| first_command(&turns).map(|c| sc.one_line(&c, 300)));
             p.turns = turns.into();
             p.agents = std::mem::take(&mut p.inline_agents)
                 .into_iter()
@@ -700,6 +702,17 @@ fn first_prompt(turns: &[crate::knowledge::model::Turn]) -> Option<&Text> {
     prompts
         .find(|t| crate::base::text::title_line(t).is_some())
         .or(first)
+}
+
+/// The first command the user ran, with its arguments (`/context`): all
+/// some sessions hold.
+fn first_command(turns: &[crate::knowledge::model::Turn]) -> Option<String> {
+    turns.iter().find_map(|t| match t {
+        crate::knowledge::model::Turn::Command { name, args, .. } => {
+            Some(format!("{name} {args}").trim().to_string())
+        }
+        _ => None,
+    })
 }
 
 /// The first text of the first answer in `turns`.
