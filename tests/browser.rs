@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{dump_dom, probe, probed_copy, screenshot, View, DESKTOP};
+use common::{dump_dom, dump_dom_with, probe, probed_copy, screenshot, View, DESKTOP};
 use std::path::{Path, PathBuf};
 
 fn demo_site() -> (tempfile::TempDir, PathBuf) {
@@ -157,4 +157,28 @@ fn bundled_themes_render_cleanly_everywhere() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_search_hint_names_the_slash_key_only_where_there_is_a_keyboard() {
+    if !common::has_chromium() {
+        return;
+    }
+    let (_tmp, site) = demo_site();
+    let url = format!("file://{}/index.html", site.display());
+    let placeholder = |pointer: &str| {
+        let flags = format!(
+            "--blink-settings=primaryHoverType={pointer},availableHoverTypes={pointer},primaryPointerType={p},availablePointerTypes={p}",
+            p = if pointer == "2" { "2" } else { "4" }
+        );
+        let dom = dump_dom_with(&url, DESKTOP, &[&flags]);
+        dom.split("placeholder=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap_or_default()
+            .to_string()
+    };
+    // Hover type 2: a mouse; 1: none (a touch screen).
+    assert_eq!(placeholder("2"), "Search (press /)");
+    assert_eq!(placeholder("1"), "Search");
 }

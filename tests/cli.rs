@@ -63,6 +63,40 @@ fn missing_source_exits_2_and_names_it() {
 }
 
 #[test]
+fn a_file_given_as_source_is_named_as_a_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("history.jsonl");
+    std::fs::write(&file, "{}\n").unwrap();
+    for cmd in ["build", "search"] {
+        let mut c = ccwiki();
+        c.arg(cmd);
+        if cmd == "search" {
+            c.arg("x");
+        } else {
+            c.arg("--out").arg(tmp.path().join("site"));
+        }
+        let out = c.arg("--source").arg(&file).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert!(
+            err.contains("is a file, not a folder") && !err.contains("not found"),
+            "{cmd}: {err}"
+        );
+    }
+    // Search in a folder with no data says so, rather than "no match".
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = ccwiki()
+        .args(["search", "x", "--source"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("holds no Claude Code data"), "{err}");
+}
+
+#[test]
 fn default_source_comes_from_claude_config_dir() {
     let tmp = tempfile::tempdir().unwrap();
     let out = ccwiki()

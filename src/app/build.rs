@@ -146,7 +146,7 @@ fn check_paths(opts: &BuildOptions) -> Result<(), Error> {
     let out = resolved(&opts.out);
     for s in &opts.sources {
         if !s.is_dir() {
-            return Err(Error::SourceMissing { path: s.clone() });
+            return Err(Error::bad_source(s));
         }
         let src = resolved(s);
         if out.starts_with(&src) || src.starts_with(&out) {

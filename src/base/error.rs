@@ -9,6 +9,9 @@ pub enum Error {
     /// The source directory does not exist or is not a directory.
     #[error("source directory {} not found: pass --source DIR or set CLAUDE_CONFIG_DIR", path.display())]
     SourceMissing { path: PathBuf },
+    /// The source is a file, not a folder.
+    #[error("{} is a file, not a folder: pass the Claude Code data directory (the folder that holds projects/, usually ~/.claude)", path.display())]
+    SourceNotDir { path: PathBuf },
     /// The source holds nothing Claude Code writes.
     #[error("{} holds no Claude Code data: expected projects/<folder>/<session>.jsonl, memory files or history.jsonl; pass the folder that holds projects/ (usually ~/.claude)", path.display())]
     NoData { path: PathBuf },
@@ -54,6 +57,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error for a source that is not a folder: missing, or a file.
+    pub fn bad_source(path: &std::path::Path) -> Error {
+        let path = path.to_path_buf();
+        if path.exists() {
+            Error::SourceNotDir { path }
+        } else {
+            Error::SourceMissing { path }
+        }
+    }
+
     /// The process exit code for this error: 3 when the build failed after
     /// it began writing (the previous site intact), 2 when it refused
     /// before writing anything.

@@ -90,9 +90,7 @@ pub fn discover(sources: &[PathBuf]) -> Result<Sources, Error> {
     let mut seen = std::collections::BTreeSet::new();
     for source in sources {
         if !source.is_dir() {
-            return Err(Error::SourceMissing {
-                path: source.clone(),
-            });
+            return Err(Error::bad_source(source));
         }
         let start = match projects_parent(source) {
             Some(parent) => {

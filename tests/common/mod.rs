@@ -193,8 +193,15 @@ fn chromium_cmd(view: View, profile: &Path) -> Command {
 
 /// The DOM of `url` after its scripts ran.
 pub fn dump_dom(url: &str, view: View) -> String {
+    dump_dom_with(url, view, &[])
+}
+
+/// [`dump_dom`] with more Chromium flags (`--blink-settings=…` to emulate
+/// a device).
+pub fn dump_dom_with(url: &str, view: View, flags: &[&str]) -> String {
     let profile = tempfile::tempdir().expect("profile");
     let out = chromium_cmd(view, profile.path())
+        .args(flags)
         .arg("--dump-dom")
         .arg(url)
         .output()

@@ -220,6 +220,10 @@
     panel.hidden = true;
     form.parentNode.insertBefore(panel, form.nextSibling);
     input.setAttribute("aria-controls", panel.id);
+    // No keyboard to press "/" on a touch screen: say only what the box is.
+    if (window.matchMedia && window.matchMedia("(hover: none)").matches) {
+      input.placeholder = "Search";
+    }
     var timer = null;
     input.addEventListener("focus", load);
     input.addEventListener("input", function () {
