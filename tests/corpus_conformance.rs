@@ -436,6 +436,9 @@ fn every_corpus_root_builds_and_shows_what_it_holds() {
                 report.subagents, expected.subagents
             ));
         }
+        for b in common::broken_links(&out).into_iter().take(5) {
+            failures.push(format!("{name}: broken link {b}"));
+        }
         let (pages, all) = read_site(&out);
         // Every session page here holds some text: none is titled by its id.
         for (sid, page) in &pages {

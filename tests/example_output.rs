@@ -68,3 +68,21 @@ fn two_builds_are_identical() {
         read_tree(&tmp.path().join("b"))
     );
 }
+
+#[test]
+fn every_internal_link_of_the_demo_wiki_leads_somewhere() {
+    let site = root().join("example-output");
+    let broken = common::broken_links(&site);
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    // The check itself finds a broken link.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("index.html"),
+        r#"<a href="gone/index.html">x</a> <a href="https://example.com">y</a> <a href="index.html#top">z</a>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        common::broken_links(tmp.path()),
+        ["index.html → gone/index.html"]
+    );
+}

@@ -13,45 +13,79 @@ pub fn render(text: &str, root: &str) -> String {
     opts.insert(Options::ENABLE_TABLES);
     opts.insert(Options::ENABLE_STRIKETHROUGH);
     opts.insert(Options::ENABLE_TASKLISTS);
-    let mut in_image = 0usize;
-    let events = Parser::new_ext(text, opts).map(|ev| match ev {
+    // For each open link: None when kept; when left out, its target and
+    // the text seen so far (the text stays, the target follows as code
+    // when it says more).
+    let mut open: Vec<Option<(String, String)>> = Vec::new();
+    let events = Parser::new_ext(text, opts).filter_map(|ev| match ev {
         // Raw HTML from content is shown, not interpreted.
-        Event::Html(h) | Event::InlineHtml(h) => Event::Text(h),
+        Event::Html(h) | Event::InlineHtml(h) => Some(Event::Text(h)),
+        Event::Text(t) => {
+            if let Some(Some((_, seen))) = open.last_mut() {
+                seen.push_str(&t);
+            }
+            Some(Event::Text(t))
+        }
+        // An image becomes a link to it: nothing loads from elsewhere.
         Event::Start(Tag::Link {
-            link_type,
             dest_url,
             title,
             id,
-        }) => Event::Start(Tag::Link {
-            link_type,
-            dest_url: safe_url(dest_url, root),
-            title,
-            id,
-        }),
-        // An image becomes a link to it: nothing loads from elsewhere.
-        Event::Start(Tag::Image {
+            ..
+        })
+        | Event::Start(Tag::Image {
             dest_url,
             title,
             id,
             ..
         }) => {
-            in_image += 1;
-            Event::Start(Tag::Link {
-                link_type: LinkType::Inline,
-                dest_url: safe_url(dest_url, root),
-                title,
-                id,
+            let leads_nowhere = leads_outside_the_site(&dest_url);
+            open.push(leads_nowhere.then(|| (dest_url.to_string(), String::new())));
+            (!leads_nowhere).then(|| {
+                Event::Start(Tag::Link {
+                    link_type: LinkType::Inline,
+                    dest_url: safe_url(dest_url, root),
+                    title,
+                    id,
+                })
             })
         }
-        Event::End(TagEnd::Image) => {
-            in_image = in_image.saturating_sub(1);
-            Event::End(TagEnd::Link)
-        }
-        other => other,
+        Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => match open.pop().flatten() {
+            None => Some(Event::End(TagEnd::Link)),
+            Some((target, seen)) if target.trim() == seen.trim() || target.trim().is_empty() => {
+                None
+            }
+            Some((target, _)) => {
+                let escaped = target
+                    .trim()
+                    .replace('&', "&amp;")
+                    .replace('<', "&lt;")
+                    .replace('>', "&gt;")
+                    .replace('"', "&quot;");
+                let code = format!(" <code class=\"link-target\">{escaped}</code>");
+                Some(Event::InlineHtml(CowStr::from(code)))
+            }
+        },
+        other => Some(other),
     });
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     html::push_html(&mut out, events);
     out
+}
+
+/// A relative link in content (`docs/install.md`, `spec/x.rb:118`) points
+/// at the user's files, not at a page of the site: it would be a broken
+/// link, so it is shown as its text. Links to the web, to mail, to an
+/// anchor on the page and ccwiki's own `@/` links are kept.
+fn leads_outside_the_site(url: &str) -> bool {
+    let u = url.trim();
+    let lower = u.get(..8).unwrap_or(u).to_ascii_lowercase();
+    let kept = lower.starts_with("http://")
+        || lower.starts_with("https://")
+        || lower.starts_with("mailto:")
+        || u.starts_with('#')
+        || u.starts_with("@/");
+    !kept && is_safe_url(u)
 }
 
 /// Keep http(s), mailto, fragments and relative links; resolve `@/`; drop the rest.
@@ -149,6 +183,35 @@ mod tests {
                 let h = render(evil, root);
                 assert!(h.contains("href=\"#\""), "{evil} -> {h}");
             }
+        }
+    }
+
+    #[test]
+    fn links_to_the_users_files_are_text_with_their_target_as_code() {
+        let h = render(
+            "see [the guide](docs/installation.md) and [spec/x.rb](spec/x.rb)",
+            "../",
+        );
+        assert!(!h.contains("href"), "{h}");
+        assert!(
+            h.contains("the guide <code class=\"link-target\">docs/installation.md</code>"),
+            "{h}"
+        );
+        assert!(h.contains("and spec/x.rb</p>"), "the same text once: {h}");
+        let h = render("![diagram](img/a.png) [x](<a b\"<i>.md>)", "");
+        assert!(!h.contains("href") && !h.contains("<i>"), "{h}");
+        assert!(
+            h.contains("diagram <code class=\"link-target\">img/a.png</code>"),
+            "{h}"
+        );
+        // The web, mail, anchors and ccwiki's own links stay links.
+        for md in [
+            "[a](https://x.org)",
+            "[a](mailto:a@x.org)",
+            "[a](#p3)",
+            "[a](@/notes/x/index.html)",
+        ] {
+            assert!(render(md, "").contains("href="), "{md}");
         }
     }
 }

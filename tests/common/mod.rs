@@ -286,3 +286,40 @@ pub fn probe(dom: &str, name: &str) -> Option<String> {
     let end = dom[start..].find('"')? + start;
     Some(dom[start..end].to_string())
 }
+
+/// Every internal link of every page of `site` that leads nowhere: `page →
+/// target`. Links to the web, mail and anchors on the same page are not
+/// followed; a target's `#fragment` and `?query` are ignored.
+#[allow(dead_code)]
+pub fn broken_links(site: &Path) -> Vec<String> {
+    // Only real tags: an `href` inside escaped text is no link.
+    let link = regex::Regex::new(r#"<(?:a|link)\b[^>]*?\shref="([^"]*)""#).expect("regex");
+    let mut broken = Vec::new();
+    for entry in walkdir::WalkDir::new(site)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        let page = entry.path();
+        if page.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let html = std::fs::read_to_string(page).unwrap_or_default();
+        for m in link.captures_iter(&html) {
+            let href = m.get(1).map_or("", |h| h.as_str());
+            let external = ["http://", "https://", "mailto:", "#"]
+                .iter()
+                .any(|p| href.starts_with(p));
+            if external || href.is_empty() {
+                continue;
+            }
+            let path = href.split(['#', '?']).next().unwrap_or("");
+            let path = path.replace("&amp;", "&").replace("%20", " ");
+            let target = page.parent().unwrap_or(site).join(&path);
+            if !target.exists() {
+                let rel = page.strip_prefix(site).unwrap_or(page);
+                broken.push(format!("{} → {href}", rel.display()));
+            }
+        }
+    }
+    broken
+}
