@@ -478,3 +478,50 @@ fn a_project_known_only_from_history_gets_a_page_counted_and_searchable() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_wiki_repository_root_folder_is_copied_and_a_404_page_is_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("wiki");
+    std::fs::create_dir_all(repo.join("root/.well-known")).unwrap();
+    std::fs::write(repo.join("root/CNAME"), "wiki.example.org\n").unwrap();
+    std::fs::write(repo.join("root/.well-known/security.txt"), "Contact: x\n").unwrap();
+    std::fs::write(repo.join("root/index.html"), "mine").unwrap();
+    std::fs::write(
+        repo.join("ccwiki.toml"),
+        format!(
+            "source = [{:?}]\nbase_path = \"/wiki/\"\n",
+            demo().display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = ccwiki()
+        .args(["build", "--config"])
+        .arg(repo.join("ccwiki.toml"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stderr}");
+    let site = repo.join("site");
+    assert_eq!(
+        std::fs::read_to_string(site.join("CNAME")).unwrap(),
+        "wiki.example.org\n"
+    );
+    assert!(site.join(".well-known/security.txt").is_file());
+    // A generated page wins over a file of the same path, and the build says so.
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("<html"), "the generated home page");
+    assert!(
+        format!("{stdout}{stderr}").contains("a generated page has the same path"),
+        "{stdout}"
+    );
+    // The 404 page links from the served root, wherever it is shown.
+    let not_found = std::fs::read_to_string(site.join("404.html")).unwrap();
+    assert!(not_found.contains("Page not found"));
+    assert!(
+        not_found.contains("href=\"/wiki/static/style.css\"")
+            && not_found.contains("href=\"/wiki/index.html\""),
+        "{not_found}"
+    );
+}

@@ -164,6 +164,42 @@ fn check_paths(opts: &BuildOptions) -> Result<(), Error> {
     Ok(())
 }
 
+/// What goes into the new site besides the pages (the user's kept files,
+/// the wiki repository's `root/`), and the last word of `--strict` before
+/// the swap.
+fn finish_staging(
+    opts: &BuildOptions,
+    stager: &write::Stager<'_>,
+    report: &mut BuildReport,
+) -> Result<(), Error> {
+    Error::after_writing_began(stager.keep(&opts.keep))?;
+    // The wiki repository's root/: files placed at the site's root as they are.
+    if let Some(root) = opts
+        .site_dir
+        .as_ref()
+        .map(|d| d.join("root"))
+        .filter(|r| r.is_dir())
+    {
+        for clash in Error::after_writing_began(stager.copy_root(&root))? {
+            report.skips.push(Skip::file(
+                clash,
+                "a generated page has the same path: the page is kept",
+            ));
+        }
+    }
+    if opts.strict {
+        if let Some(first) = report.skips.iter().min() {
+            // The caller's `?` drops the stager, which removes the new
+            // site unseen.
+            return Err(Error::Strict {
+                count: report.skips.len(),
+                first: first.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Build the wiki described by `opts`.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     let mut report = BuildReport::default();
@@ -219,16 +255,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         render::render(&site, search_docs, &renderer, &stager)
     });
     Error::after_writing_began(rendered)?;
-    if opts.strict {
-        if let Some(first) = report.skips.iter().min() {
-            // Dropping the stager removes the new site unseen.
-            return Err(Error::Strict {
-                count: report.skips.len(),
-                first: first.to_string(),
-            });
-        }
-    }
-    Error::after_writing_began(stager.keep(&opts.keep))?;
+    finish_staging(opts, &stager, &mut report)?;
     let written = Error::after_writing_began(timed(&mut report, "write", || stager.commit()))?;
     report.files_written = written.files;
     report.files_unchanged = written.unchanged;

@@ -22,6 +22,7 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../templates/base.html")),
     ("home.html", include_str!("../../templates/home.html")),
     ("about.html", include_str!("../../templates/about.html")),
+    ("404.html", include_str!("../../templates/404.html")),
     ("project.html", include_str!("../../templates/project.html")),
     ("memory.html", include_str!("../../templates/memory.html")),
     ("session.html", include_str!("../../templates/session.html")),
@@ -144,6 +145,9 @@ pub struct Renderer {
     static_files: Vec<(String, Vec<u8>)>,
     site_dir: Option<std::path::PathBuf>,
     theme_dir: String,
+    /// Where the site is served, ending in `/`: the root of pages served at
+    /// any address (the 404 page).
+    base_path: String,
 }
 
 impl Renderer {
@@ -223,6 +227,7 @@ impl Renderer {
             static_files,
             site_dir: opts.site_dir.clone(),
             theme_dir,
+            base_path: format!("/{}/", opts.base_path.trim_matches('/')).replace("//", "/"),
         })
     }
 
@@ -249,7 +254,14 @@ impl Renderer {
     fn html(&self, page: &Page<'_>, view: &impl Serialize, out: &mut Vec<u8>) -> Result<(), Error> {
         let mut ctx = Context::from_serialize(view)
             .map_err(|e| Error::Template(format!("{}: {}", page.path, describe(&e))))?;
-        ctx.insert("root", &page.root());
+        // The 404 page is served at whatever address was asked for:
+        // relative links would lead nowhere, so its links start at the
+        // served root.
+        let root = match page.view {
+            crate::site::assemble::View::NotFound(_) => self.base_path.clone(),
+            _ => page.root(),
+        };
+        ctx.insert("root", &root);
         ctx.insert(
             "page",
             &PageInfo {

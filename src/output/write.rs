@@ -225,6 +225,39 @@ impl<'a> Stager<'a> {
         Ok(())
     }
 
+    /// Copy the files of `dir` (the wiki repository's `root/`) to the same
+    /// places in the new site, plain files only (a symbolic link is passed
+    /// over). A generated page wins over a file of the same path: those are
+    /// returned, to be reported.
+    pub fn copy_root(&self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+        let mut clashes = Vec::new();
+        for entry in walkdir::WalkDir::new(dir)
+            .follow_links(false)
+            .sort_by_file_name()
+        {
+            let entry = entry.map_err(|e| {
+                let path = e.path().unwrap_or(dir).to_path_buf();
+                Error::io(&path, std::io::Error::other(e.to_string()))
+            })?;
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let Ok(rel) = entry.path().strip_prefix(dir) else {
+                continue;
+            };
+            let to = self.staging.join(rel);
+            if fs::symlink_metadata(&to).is_ok() {
+                clashes.push(entry.path().to_path_buf());
+                continue;
+            }
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+            }
+            fs::copy(entry.path(), &to).map_err(|e| Error::io(entry.path(), e))?;
+        }
+        Ok(clashes)
+    }
+
     /// Swap the new site in for the old one.
     pub fn commit(mut self) -> Result<Written, Error> {
         let warning = swap::swap(&self.staging, &self.out, &self.id)?;

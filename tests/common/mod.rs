@@ -314,7 +314,11 @@ pub fn broken_links(site: &Path) -> Vec<String> {
             }
             let path = href.split(['#', '?']).next().unwrap_or("");
             let path = path.replace("&amp;", "&").replace("%20", " ");
-            let target = page.parent().unwrap_or(site).join(&path);
+            // `/x` (the 404 page's links, served at the site's root).
+            let target = match path.strip_prefix('/') {
+                Some(from_root) => site.join(from_root),
+                None => page.parent().unwrap_or(site).join(&path),
+            };
             if !target.exists() {
                 let rel = page.strip_prefix(site).unwrap_or(page);
                 broken.push(format!("{} → {href}", rel.display()));

@@ -253,6 +253,11 @@ fn files_under(dir: &Path) -> Vec<String> {
 
 /// The page's relative path back to the site root: `""`, `"../"`, …
 fn root_of(rel: &str) -> String {
+    // The 404 page is served at any address: its links start at the
+    // served root (the default base path, `/`).
+    if rel == "404.html" {
+        return "/".to_string();
+    }
     "../".repeat(rel.matches('/').count())
 }
 
@@ -542,8 +547,11 @@ const PROBE_JS: &str = r#"(function () {
     if (s === me) return true;
     if (!s.hasAttribute("src") || s.textContent.trim() !== "") return false;
     var src = s.src;
-    if (src.indexOf(base) !== 0) return false;
-    var rel = src.slice(base.length);
+    // The 404 page loads the site's script from the served root.
+    var top = new URL("/", location.href).href;
+    var from = src.indexOf(base) === 0 ? base : (/\/404\.html$/.test(location.pathname) ? top : null);
+    if (from === null || src.indexOf(from) !== 0) return false;
+    var rel = src.slice(from.length);
     return rel === "static/search.js" || /^search\/[a-z0-9-]+\.js$/.test(rel);
   }
   var BAD = { iframe: 1, frame: 1, frameset: 1, object: 1, embed: 1, applet: 1, svg: 1, math: 1,
@@ -647,7 +655,9 @@ fn probed_copy(site: &Path, dest: &Path, keep_csp: bool) -> Vec<String> {
             .find("<head>")
             .unwrap_or_else(|| panic!("{rel} has no <head>"))
             + "<head>".len();
-        let probe = format!("<script src=\"{}static/probe.js\"></script>", root_of(&rel));
+        // Relative even on the 404 page: the copy is opened from disk.
+        let up = "../".repeat(rel.matches('/').count());
+        let probe = format!("<script src=\"{up}static/probe.js\"></script>");
         html.insert_str(head, &probe);
         std::fs::write(&path, html).unwrap();
         pages.push(rel);

@@ -2,7 +2,7 @@
 
 use super::format::day;
 use super::links::Links;
-use super::views::{AboutView, HomeView, MonthBar, ProjectCard, Totals};
+use super::views::{AboutView, HomeView, MonthBar, NotFoundView, ProjectCard, Totals};
 use super::{Page, View};
 use crate::knowledge::model::MemoryKind;
 
@@ -68,6 +68,7 @@ pub(super) fn pages<'m>(
         about: about.iter().map(|&i| l.memory_card(i)).collect(),
     };
     vec![
+        not_found(),
         Page {
             path: "index.html".into(),
             template: "home.html",
@@ -85,4 +86,15 @@ pub(super) fn pages<'m>(
             }),
         },
     ]
+}
+
+/// The page a server shows for an address with nothing at it.
+fn not_found<'m>() -> Page<'m> {
+    Page {
+        path: "404.html".into(),
+        template: "404.html",
+        title: "Page not found".into(),
+        section: "",
+        view: View::NotFound(NotFoundView { kind: "not-found" }),
+    }
 }

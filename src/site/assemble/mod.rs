@@ -48,6 +48,8 @@ pub enum View<'m> {
     Session(SessionPage<'m>),
     Timeline(TimelineView),
     List(ListView<'m>),
+    /// The page a server shows for an address with nothing at it.
+    NotFound(NotFoundView),
 }
 
 /// One page of the site.

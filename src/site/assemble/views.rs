@@ -279,3 +279,10 @@ pub struct HistoryRow {
     pub date: String,
     pub text: String,
 }
+
+/// The 404 page: nothing but the site around it.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotFoundView {
+    /// What the page is, for templates that share a layout.
+    pub kind: &'static str,
+}
