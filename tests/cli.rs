@@ -96,6 +96,25 @@ fn a_file_given_as_source_is_named_as_a_file() {
     assert!(err.contains("holds no Claude Code data"), "{err}");
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_that_refuses_the_site_is_named_not_the_temporary_one() {
+    // /proc refuses new folders even to root, as a read-only parent would.
+    let out = ccwiki()
+        .args(["build", "--quiet", "--no-cache", "--source"])
+        .arg(demo())
+        .args(["--out", "/proc/ccwiki-site"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot write the site /proc/ccwiki-site: its folder /proc refuses it")
+            && !err.contains("ccwiki-new"),
+        "{err}"
+    );
+}
+
 #[test]
 fn default_source_comes_from_claude_config_dir() {
     let tmp = tempfile::tempdir().unwrap();

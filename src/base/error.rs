@@ -9,6 +9,14 @@ pub enum Error {
     /// The source directory does not exist or is not a directory.
     #[error("source directory {} not found: pass --source DIR or set CLAUDE_CONFIG_DIR", path.display())]
     SourceMissing { path: PathBuf },
+    /// The folder that would hold the site cannot be written to.
+    #[error("cannot write the site {}: its folder {} refuses it ({source}); choose another --out or make that folder writable", out.display(), parent.display())]
+    OutputParent {
+        out: PathBuf,
+        parent: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// The source is a file, not a folder.
     #[error("{} is a file, not a folder: pass the Claude Code data directory (the folder that holds projects/, usually ~/.claude)", path.display())]
     SourceNotDir { path: PathBuf },

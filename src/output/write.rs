@@ -115,7 +115,13 @@ impl<'a> Stager<'a> {
         }
         let id = swap::build_id();
         let staging = swap::temp_dir(out, "new", &id);
-        fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
+        // The new site is made beside the old one: a folder that refuses it
+        // is named as the user knows it, not by the temporary name.
+        fs::create_dir(&staging).map_err(|source| Error::OutputParent {
+            out: out.to_path_buf(),
+            parent: staging.parent().unwrap_or(out).to_path_buf(),
+            source,
+        })?;
         swap::claim(&staging, &id)?;
         let stager = Stager {
             out: out.to_path_buf(),
