@@ -166,6 +166,7 @@ pub(super) fn history_docs(l: &Links<'_>) -> Vec<crate::site::search::Doc> {
             Doc {
                 kind: DocKind::Session,
                 title: format!("Prompts in {} (from history)", p.name),
+                headings: Vec::new(),
                 url: p.href.clone(),
                 project: Some(p.name.clone()),
                 date: last.map(|t| t.format("%Y-%m-%d").to_string()),

@@ -35,6 +35,9 @@ pub struct Doc {
     pub kind: DocKind,
     #[serde(rename = "t")]
     pub title: String,
+    /// Markdown headings of its text (`## Rollback`), at most [`HEADINGS`].
+    #[serde(rename = "h", skip_serializing_if = "Vec::is_empty")]
+    pub headings: Vec<String>,
     /// Page path relative to the site root.
     #[serde(rename = "u")]
     pub url: String,
@@ -88,6 +91,7 @@ pub fn session_doc(
     Doc {
         kind: DocKind::Session,
         title: s.title(),
+        headings: headings(texts.iter().map(|(_, x)| x.as_str())),
         url: url.to_string(),
         project: project.map(str::to_string),
         date: s.started.map(|t| t.format("%Y-%m-%d").to_string()),
@@ -174,6 +178,26 @@ fn session_texts(
 }
 
 /// The search document of a memory page.
+/// Headings kept per document: enough to say what its parts are about.
+pub const HEADINGS: usize = 40;
+
+/// The Markdown headings (`# …` to `###### …`) of `texts`, without their
+/// marks, at most [`HEADINGS`].
+pub fn headings<'a>(texts: impl Iterator<Item = &'a str>) -> Vec<String> {
+    texts
+        .flat_map(str::lines)
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let level = line.len() - line.trim_start_matches('#').len();
+            let rest = &line[level..];
+            ((1..=6).contains(&level) && rest.starts_with(' '))
+                .then(|| rest.trim().trim_end_matches('#').trim().to_string())
+        })
+        .filter(|h| !h.is_empty())
+        .take(HEADINGS)
+        .collect()
+}
+
 pub fn memory_doc(m: &Memory, url: &str, project: Option<&str>, sort: i64) -> Doc {
     let mut texts = vec![(String::new(), m.name.to_string())];
     if !m.description.is_empty() {
@@ -183,6 +207,7 @@ pub fn memory_doc(m: &Memory, url: &str, project: Option<&str>, sort: i64) -> Do
     Doc {
         kind: DocKind::Knowledge,
         title: m.name.to_string(),
+        headings: headings(std::iter::once(m.body.as_str())),
         url: url.to_string(),
         project: project.map(str::to_string),
         date: None,
@@ -236,6 +261,13 @@ pub fn score(doc: &Doc, terms: &[String]) -> Option<f64> {
         let w = SPEC.weights;
         if doc.title.to_lowercase().contains(t.as_str()) {
             total += w.t;
+        }
+        if doc
+            .headings
+            .iter()
+            .any(|h| h.to_lowercase().contains(t.as_str()))
+        {
+            total += w.h;
         }
         total += w.n * tools as f64;
         total += w.f * count(doc.paths.iter().map(|p| p.to_lowercase()), t) as f64;
@@ -426,6 +458,7 @@ mod tests {
         Doc {
             kind,
             title: format!("doc {sort}"),
+            headings: headings(std::iter::once(text)),
             url: format!("u{sort}"),
             project: None,
             date: None,
@@ -458,6 +491,28 @@ mod tests {
         let hits = search(&docs, "grep", 10);
         assert_eq!(hits[0].doc.title, "Grep tricks");
         assert_eq!(hits[0].score, SPEC.weights.t);
+        // A heading match outweighs a mention in a block of the body.
+        let headed = doc(DocKind::Session, 6, "intro\n## Grep tricks\nmore");
+        let mentioned = doc(DocKind::Session, 7, "we used grep twice, grep");
+        let docs = vec![mentioned, headed];
+        let hits = search(&docs, "grep", 10);
+        assert_eq!(hits[0].doc.url, "u6");
+        assert_eq!(hits[0].score, SPEC.weights.h + SPEC.weights.x);
+        assert_eq!(hits[1].score, SPEC.weights.x);
+    }
+
+    #[test]
+    fn headings_are_markdown_heading_lines_without_their_marks() {
+        let h = headings(
+            [
+                "# One\ntext #not\n  ### Three ##\n####### seven\n#nospace",
+                "## Two",
+            ]
+            .into_iter(),
+        );
+        assert_eq!(h, ["One", "Three", "Two"]);
+        let many = "## h\n".repeat(100);
+        assert_eq!(headings(std::iter::once(many.as_str())).len(), HEADINGS);
     }
 
     #[test]

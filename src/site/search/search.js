@@ -20,6 +20,7 @@
 
   function prepare(d) {
     d.tl = lower(d.t || "");
+    d.hl = (d.h || []).map(lower);
     d.nl = (d.n || []).map(function (n) { return [lower(n[0]), n[1]]; });
     d.fl = (d.f || []).map(lower);
     d.xl = (d.x || []).map(function (x) { return lower(x[1]); });
@@ -38,6 +39,7 @@
       var tools = 0;
       d.nl.forEach(function (n) { if (n[0].indexOf(t) !== -1) tools += n[1]; });
       if (d.tl.indexOf(t) !== -1) total += w.t;
+      if (d.hl.some(function (h) { return h.indexOf(t) !== -1; })) total += w.h;
       total += w.n * Math.min(tools, spec.max_hits);
       total += w.f * count(d.fl, t);
       total += w.x * count(d.xl, t);

@@ -6,12 +6,15 @@ use serde::Serialize;
 use std::sync::LazyLock;
 
 /// The weight of a match in each field of an index document. The names are
-/// the documents' own field names (`t` the page's title, `n` tool names,
-/// `f` file paths, `x` prompt and answer text, `o` tool output).
+/// the documents' own field names (`t` the page's title, `h` the headings
+/// of its text, `n` tool names, `f` file paths, `x` prompt and answer text,
+/// `o` tool output).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Weights {
     /// Counted once per term: a title says what the page is about.
     pub t: f64,
+    /// Counted once per term: a heading says what a part of it is about.
+    pub h: f64,
     pub n: f64,
     pub f: f64,
     pub x: f64,
@@ -35,10 +38,11 @@ pub struct Spec {
 }
 
 /// The rules of seed 003 (tool name 2, file path 1.5, text 1, output 0.5),
-/// and a title match above any single block of the body.
+/// and a title or heading match above any single block of the body.
 pub const SPEC: Spec = Spec {
     weights: Weights {
         t: 3.0,
+        h: 2.0,
         n: 2.0,
         f: 1.5,
         x: 1.0,
