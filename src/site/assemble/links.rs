@@ -364,7 +364,6 @@ fn file_history(
         })
     };
     let mut orphans = 0;
-    let mut history_of: Vec<(String, usize)> = Vec::new();
     for (i, h) in model.history.iter().enumerate() {
         if h.session_id
             .as_deref()
@@ -382,11 +381,8 @@ fn file_history(
         }
         orphans += 1;
         if let Some(key) = key {
-            history_of.push((key, i));
+            projects.entry(key).or_default().history.push(i);
         }
-    }
-    for (key, i) in history_of {
-        projects.entry(key).or_default().history.push(i);
     }
     orphans
 }

@@ -30,8 +30,7 @@ pub use format::duration;
 pub use links::project_key;
 pub use memories::split_skill;
 pub use paging::{
-    paginate, session_anchor, session_page_href, turn_anchors, PageSpan, Paging, LIST_ROWS,
-    PAGE_CHARS,
+    paginate, session_anchor, session_page_href, turn_anchors, PageSpan, Paging, PAGE_CHARS,
 };
 pub use sessions::{LoadedPage, SessionPage};
 
@@ -106,12 +105,13 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     let mut search_docs = memories::search_docs(&l);
     search_docs.extend(projects::history_docs(&l));
     let (session_pages, session_docs) = sessions::pages(&l)?;
+    let timeline_pages = timeline::pages(&l, &activity);
     // Exactly: with a hundred thousand sessions, doubling would hold tens
     // of megabytes of room never used.
-    pages.reserve_exact(session_pages.len() + 2 * l.sessions.len() / LIST_ROWS + 64);
+    pages.reserve_exact(session_pages.len() + timeline_pages.len());
     pages.extend(session_pages);
     search_docs.extend(session_docs);
-    pages.extend(timeline::pages(&l, &activity));
+    pages.extend(timeline_pages);
     Ok(Site {
         pages,
         search_docs,
