@@ -16,6 +16,7 @@ pub mod base;
 pub mod config;
 pub mod knowledge;
 pub mod output;
+pub mod serve;
 pub mod site;
 pub mod source;
 

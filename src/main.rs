@@ -1,5 +1,6 @@
 //! The `ccwiki` command: a thin layer over the library.
 
+use ccwiki::app::check::CheckOptions;
 use ccwiki::app::options;
 use ccwiki::{build, Error};
 use clap::{Parser, Subcommand};
@@ -32,6 +33,11 @@ enum Command {
     /// Build the wiki.
     #[command(after_help = EXAMPLES)]
     Build(BuildArgs),
+    /// Build into a private folder, serve it on 127.0.0.1 and rebuild (and reload open pages) when the data changes.
+    #[command(after_help = SERVE_EXAMPLES)]
+    Serve(ServeArgs),
+    /// Check that every link, anchor and asset of a built site resolves (exit 1 when one does not).
+    Check(CheckArgs),
     /// Search sessions and memories directly, without building (exit 1 when nothing matches).
     #[command(after_help = SEARCH_EXAMPLES)]
     Search(SearchArgs),
@@ -47,6 +53,49 @@ enum Command {
     },
     /// Print the manual page (roff), e.g. `ccwiki man > ~/.local/share/man/man1/ccwiki.1`.
     Man,
+}
+
+const SERVE_EXAMPLES: &str = "\
+Examples:
+  ccwiki serve                                  ~/.claude at http://127.0.0.1:1111/
+  ccwiki serve --source examples/demo --open
+  ccwiki serve --port 0                         any free port";
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    data: options::DataFlags,
+    /// The port to listen on (0: any free one).
+    #[arg(long, short = 'p', default_value_t = 1111)]
+    port: u16,
+    /// The interface to listen on; anything but 127.0.0.1 shows your data to the network.
+    #[arg(long, default_value = "127.0.0.1")]
+    interface: std::net::IpAddr,
+    /// Open the wiki in the default browser.
+    #[arg(long)]
+    open: bool,
+    /// The wiki's title [default: title in ccwiki.toml, else "Claude Code wiki"].
+    #[arg(long)]
+    title: Option<String>,
+    /// Theme: a bundled one (`ccwiki theme list`) or one in ./themes/.
+    #[arg(long, value_name = "NAME")]
+    theme: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// The built site [default: ./site].
+    #[arg(value_name = "SITE", default_value = "site")]
+    site: PathBuf,
+    /// Where the site is served, for links that start with it (the 404 page's).
+    #[arg(long, value_name = "PATH", default_value = "/")]
+    base_path: String,
+    /// Also ask every link to the web (off by default: a check needs no network).
+    #[arg(long)]
+    external: bool,
+    /// Seconds to wait for each web address, with --external.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    timeout: u64,
 }
 
 #[derive(clap::Args)]
@@ -115,6 +164,9 @@ struct BuildArgs {
     /// List every skipped line and file, not just the first few.
     #[arg(long, short = 'v')]
     verbose: bool,
+    /// Then check every link of the site, as `ccwiki check` does (exit 1 when one is broken).
+    #[arg(long)]
+    check: bool,
 }
 
 fn main() -> ExitCode {
@@ -132,6 +184,8 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Build(args) => run_build(args),
+        Command::Serve(args) => run_serve(args),
+        Command::Check(args) => run_check(args),
         Command::Search(args) => run_search(args),
         Command::Init(args) => run_init(args),
         Command::Theme(cmd) => run_theme(cmd),
@@ -305,8 +359,126 @@ fn run_build(args: BuildArgs) -> ExitCode {
         Ok(report) => {
             if !args.quiet {
                 print!("{}", report.summary(&opts, args.verbose, args.timings));
+                println!(
+                    "Open {} in a browser, or serve it with live reload:\n  {}",
+                    opts.out.join("index.html").display(),
+                    serve_command(&args)
+                );
+            }
+            if args.check {
+                let check = CheckOptions {
+                    base_path: opts.base_path.clone(),
+                    external: None,
+                };
+                return check_and_say(&opts.out, &check, args.quiet);
             }
             ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+/// The `ccwiki serve` that shows what this build built.
+fn serve_command(args: &BuildArgs) -> String {
+    let mut words = vec!["ccwiki".to_string(), "serve".to_string()];
+    let d = &args.data;
+    let mut flag = |name: &str, value: &std::ffi::OsStr| {
+        words.push(name.to_string());
+        words.push(shell_word(&value.to_string_lossy()));
+    };
+    for source in &d.source {
+        flag("--source", source.as_os_str());
+    }
+    for glob in &d.exclude_project {
+        flag("--exclude-project", glob.as_ref());
+    }
+    if let Some(config) = &d.config {
+        flag("--config", config.as_os_str());
+    }
+    if let Some(title) = &args.site.title {
+        flag("--title", title.as_ref());
+    }
+    if let Some(theme) = &args.site.theme {
+        flag("--theme", theme.as_ref());
+    }
+    if d.no_redact {
+        words.push("--no-redact".to_string());
+    }
+    words.join(" ")
+}
+
+/// `word` as a POSIX shell reads it back: bare when it is plain, else in
+/// single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+fn run_serve(args: ServeArgs) -> ExitCode {
+    let site = options::SiteFlags {
+        title: args.title,
+        theme: args.theme,
+        ..options::SiteFlags::default()
+    };
+    let build = match options::build_options(&args.data, &site) {
+        Ok(o) => o,
+        Err(e) => return fail(&e),
+    };
+    let opts = ccwiki::serve::ServeOptions {
+        build,
+        interface: args.interface,
+        port: args.port,
+        open: args.open,
+    };
+    let say: ccwiki::serve::Say = std::sync::Arc::new(|line: &str| eprintln!("{line}"));
+    match ccwiki::serve::serve(&opts, say, |_| {}) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+fn run_check(args: CheckArgs) -> ExitCode {
+    let opts = CheckOptions {
+        base_path: args.base_path,
+        external: args
+            .external
+            .then(|| std::time::Duration::from_secs(args.timeout.max(1))),
+    };
+    check_and_say(&args.site, &opts, false)
+}
+
+/// Check `site`, print every broken link and a count; exit 1 when any.
+fn check_and_say(site: &std::path::Path, opts: &CheckOptions, quiet: bool) -> ExitCode {
+    match ccwiki::app::check::check_site(site, opts) {
+        Ok(report) => {
+            for b in &report.broken {
+                println!("{b}");
+            }
+            if !quiet || !report.broken.is_empty() {
+                let web = if opts.external.is_some() {
+                    format!(", {} web addresses", report.external)
+                } else {
+                    String::new()
+                };
+                println!(
+                    "Checked {} pages, {} links{web}: {} broken",
+                    report.pages,
+                    report.links,
+                    report.broken.len()
+                );
+            }
+            if report.broken.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
         }
         Err(e) => fail(&e),
     }

@@ -78,11 +78,15 @@ fn every_internal_link_of_the_demo_wiki_leads_somewhere() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(
         tmp.path().join("index.html"),
-        r#"<a href="gone/index.html">x</a> <a href="https://example.com">y</a> <a href="index.html#top">z</a>"#,
+        "<h2 id=here>h</h2><a href=\"gone/index.html\">x</a> <a href=\"https://example.com\">y</a>\n\
+         <a href=\"index.html#here\">z</a> <a href=\"#nowhere\">w</a>",
     )
     .unwrap();
     assert_eq!(
         common::broken_links(tmp.path()),
-        ["index.html → gone/index.html"]
+        [
+            "index.html:1: gone/index.html (no such file)",
+            "index.html:2: #nowhere (no #nowhere in index.html)"
+        ]
     );
 }

@@ -37,6 +37,9 @@ pub struct BuildOptions {
     pub extra: serde_json::Map<String, serde_json::Value>,
     /// Keep an incremental cache (on by default).
     pub cache: bool,
+    /// The site whose cache to use when it is not `out`: `serve` builds
+    /// a private copy of the user's site and shares that site's cache.
+    pub cache_site: Option<PathBuf>,
     /// Where the cache and the build's temporary files go; None: the
     /// user's cache directory (`$CCWIKI_CACHE_DIR`, else
     /// `$XDG_CACHE_HOME/ccwiki`, else `~/.cache/ccwiki`).
@@ -59,7 +62,9 @@ impl BuildOptions {
             redact: self.redact,
             extra_patterns: self.extra_patterns.clone(),
             exclude: self.exclude.clone(),
-            cache_for: self.cache.then(|| self.out.clone()),
+            cache_for: self
+                .cache
+                .then(|| self.cache_site.clone().unwrap_or_else(|| self.out.clone())),
             cache_dir: self.cache_dir.clone(),
             progress: self.progress.clone(),
         }
@@ -79,6 +84,7 @@ impl BuildOptions {
             site_dir: None,
             extra: serde_json::Map::new(),
             cache: true,
+            cache_site: None,
             cache_dir: None,
             report: None,
             strict: false,

@@ -2,6 +2,7 @@
 
 pub mod audit;
 pub mod build;
+pub mod check;
 pub mod init;
 pub mod options;
 pub mod search;

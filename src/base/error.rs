@@ -24,6 +24,15 @@ pub enum Error {
     #[error("{} holds no Claude Code data: expected projects/<folder>/<session>.jsonl, memory files or history.jsonl; pass the folder that holds projects/ (usually ~/.claude)", path.display())]
     NoData { path: PathBuf },
     /// Reading or writing a file failed.
+    #[error("{} is not a built site (no such folder): pass the --out of a build", path.display())]
+    NotASite { path: PathBuf },
+
+    #[error("cannot serve on {addr}: {source}; choose another --port (0 takes any free one)")]
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
+
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

@@ -178,7 +178,6 @@ fn chromium_cmd(view: View, profile: &Path) -> Command {
         "--disable-sync",
         "--no-first-run",
         "--hide-scrollbars",
-        "--virtual-time-budget=5000",
     ])
     .arg(format!("--user-data-dir={}", profile.display()))
     .arg(format!("--window-size={},{}", view.width, view.height));
@@ -196,11 +195,26 @@ pub fn dump_dom(url: &str, view: View) -> String {
     dump_dom_with(url, view, &[])
 }
 
+/// Chromium showing `url` until it is killed (a page that keeps a
+/// connection open, which `--dump-dom` would not wait for).
+pub fn open_page(url: &str) -> (std::process::Child, tempfile::TempDir) {
+    let profile = tempfile::tempdir().expect("profile");
+    let child = chromium_cmd(DESKTOP, profile.path())
+        .arg("--remote-debugging-port=0")
+        .arg(url)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run chromium");
+    (child, profile)
+}
+
 /// [`dump_dom`] with more Chromium flags (`--blink-settings=…` to emulate
 /// a device).
 pub fn dump_dom_with(url: &str, view: View, flags: &[&str]) -> String {
     let profile = tempfile::tempdir().expect("profile");
     let out = chromium_cmd(view, profile.path())
+        .arg("--virtual-time-budget=5000")
         .args(flags)
         .arg("--dump-dom")
         .arg(url)
@@ -218,6 +232,7 @@ pub fn dump_dom_with(url: &str, view: View, flags: &[&str]) -> String {
 pub fn screenshot(url: &str, view: View, png: &Path) {
     let profile = tempfile::tempdir().expect("profile");
     let out = chromium_cmd(view, profile.path())
+        .arg("--virtual-time-budget=5000")
         .arg(format!("--screenshot={}", png.display()))
         .arg(url)
         .output()
@@ -287,43 +302,13 @@ pub fn probe(dom: &str, name: &str) -> Option<String> {
     Some(dom[start..end].to_string())
 }
 
-/// Every internal link of every page of `site` that leads nowhere: `page →
-/// target`. Links to the web, mail and anchors on the same page are not
-/// followed; a target's `#fragment` and `?query` are ignored.
+/// Every internal link, anchor and asset of every page of `site` that
+/// leads nowhere, as `ccwiki check` prints it (`page:line: target (why)`).
 #[allow(dead_code)]
 pub fn broken_links(site: &Path) -> Vec<String> {
-    // Only real tags: an `href` inside escaped text is no link.
-    let link = regex::Regex::new(r#"<(?:a|link)\b[^>]*?\shref="([^"]*)""#).expect("regex");
-    let mut broken = Vec::new();
-    for entry in walkdir::WalkDir::new(site)
-        .into_iter()
-        .filter_map(Result::ok)
-    {
-        let page = entry.path();
-        if page.extension().is_none_or(|e| e != "html") {
-            continue;
-        }
-        let html = std::fs::read_to_string(page).unwrap_or_default();
-        for m in link.captures_iter(&html) {
-            let href = m.get(1).map_or("", |h| h.as_str());
-            let external = ["http://", "https://", "mailto:", "#"]
-                .iter()
-                .any(|p| href.starts_with(p));
-            if external || href.is_empty() {
-                continue;
-            }
-            let path = href.split(['#', '?']).next().unwrap_or("");
-            let path = path.replace("&amp;", "&").replace("%20", " ");
-            // `/x` (the 404 page's links, served at the site's root).
-            let target = match path.strip_prefix('/') {
-                Some(from_root) => site.join(from_root),
-                None => page.parent().unwrap_or(site).join(&path),
-            };
-            if !target.exists() {
-                let rel = page.strip_prefix(site).unwrap_or(page);
-                broken.push(format!("{} → {href}", rel.display()));
-            }
-        }
+    let opts = ccwiki::app::check::CheckOptions::default();
+    match ccwiki::app::check::check_site(site, &opts) {
+        Ok(report) => report.broken.iter().map(ToString::to_string).collect(),
+        Err(e) => vec![e.to_string()],
     }
-    broken
 }
