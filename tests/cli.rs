@@ -506,10 +506,16 @@ fn a_wiki_repository_root_folder_is_copied_and_a_404_page_is_made() {
     std::fs::write(repo.join("root/CNAME"), "wiki.example.org\n").unwrap();
     std::fs::write(repo.join("root/.well-known/security.txt"), "Contact: x\n").unwrap();
     std::fs::write(repo.join("root/index.html"), "mine").unwrap();
+    // The theme's root/ too, the repository's file winning over the theme's.
+    let theme = repo.join("themes/mine");
+    std::fs::create_dir_all(theme.join("root")).unwrap();
+    std::fs::write(theme.join("theme.toml"), "name = \"mine\"\n").unwrap();
+    std::fs::write(theme.join("root/CNAME"), "theme.example.org\n").unwrap();
+    std::fs::write(theme.join("root/humans.txt"), "by the theme\n").unwrap();
     std::fs::write(
         repo.join("ccwiki.toml"),
         format!(
-            "source = [{:?}]\nbase_path = \"/wiki/\"\n",
+            "source = [{:?}]\nbase_path = \"/wiki/\"\ntheme = \"mine\"\n",
             demo().display().to_string()
         ),
     )
@@ -528,6 +534,14 @@ fn a_wiki_repository_root_folder_is_copied_and_a_404_page_is_made() {
         "wiki.example.org\n"
     );
     assert!(site.join(".well-known/security.txt").is_file());
+    assert_eq!(
+        std::fs::read_to_string(site.join("humans.txt")).unwrap(),
+        "by the theme\n"
+    );
+    assert!(
+        !format!("{stdout}{stderr}").contains("themes/mine/root/CNAME"),
+        "the repository overriding its theme is no warning: {stdout}"
+    );
     // A generated page wins over a file of the same path, and the build says so.
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(index.contains("<html"), "the generated home page");

@@ -9,7 +9,7 @@ use crate::knowledge::pipeline::Pipeline;
 use crate::output::{render, write};
 use crate::site::assemble;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// What to build, from where, to where.
@@ -171,22 +171,28 @@ fn check_paths(opts: &BuildOptions) -> Result<(), Error> {
 }
 
 /// What goes into the new site besides the pages (the user's kept files,
-/// the wiki repository's `root/`), and the last word of `--strict` before
-/// the swap.
+/// the `root/` folders of the wiki repository and of its theme), and the
+/// last word of `--strict` before the swap.
 fn finish_staging(
     opts: &BuildOptions,
+    theme_dir: Option<&Path>,
     stager: &write::Stager<'_>,
     report: &mut BuildReport,
 ) -> Result<(), Error> {
     Error::after_writing_began(stager.keep(&opts.keep))?;
-    // The wiki repository's root/: files placed at the site's root as they are.
-    if let Some(root) = opts
-        .site_dir
-        .as_ref()
-        .map(|d| d.join("root"))
-        .filter(|r| r.is_dir())
-    {
+    // Files placed at the site's root as they are: the repository's first,
+    // so that they win over the theme's.
+    let own = opts.site_dir.as_ref().map(|d| d.join("root"));
+    let roots = [own.clone(), theme_dir.map(|d| d.join("root"))];
+    for root in roots.into_iter().flatten().filter(|r| r.is_dir()) {
         for clash in Error::after_writing_began(stager.copy_root(&root))? {
+            let rel = clash.strip_prefix(&root).unwrap_or(&clash);
+            if own
+                .as_ref()
+                .is_some_and(|o| o != &root && o.join(rel).is_file())
+            {
+                continue;
+            }
             report.skips.push(Skip::file(
                 clash,
                 "a generated page has the same path: the page is kept",
@@ -261,7 +267,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         render::render(&site, search_docs, &renderer, &stager)
     });
     Error::after_writing_began(rendered)?;
-    finish_staging(opts, &stager, &mut report)?;
+    let theme_dir = match &theme.origin {
+        crate::output::theme::Origin::Local(dir) => Some(dir.as_path()),
+        crate::output::theme::Origin::Bundled => None,
+    };
+    finish_staging(opts, theme_dir, &stager, &mut report)?;
     let written = Error::after_writing_began(timed(&mut report, "write", || stager.commit()))?;
     report.files_written = written.files;
     report.files_unchanged = written.unchanged;
