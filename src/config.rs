@@ -35,12 +35,24 @@ pub struct RedactPattern {
     pub regex: String,
 }
 
+/// `archive = "DIR"` or `archive = false` (`true`: the default place).
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum ArchiveSetting {
+    Dir(String),
+    Off(bool),
+}
+
 /// The settings of `ccwiki.toml`, all optional.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     pub title: Option<String>,
+    #[serde(alias = "sources")]
     pub source: Option<Vec<String>>,
+    /// Where the archive is (`archive = "~/wiki-archive"`), or
+    /// `archive = false` for none.
+    pub archive: Option<ArchiveSetting>,
     pub out: Option<String>,
     pub base_path: Option<String>,
     pub theme: Option<String>,

@@ -50,6 +50,10 @@ pub struct BuildOptions {
     pub report: Option<PathBuf>,
     /// Warnings fail the build: the previous site stays in place.
     pub strict: bool,
+    /// The archive that keeps every source file (and gives back the ones
+    /// Claude Code deleted); None: none (the command line's default is
+    /// [`crate::source::archive::default_dir`]).
+    pub archive: Option<PathBuf>,
     /// Where to report progress (nowhere by default).
     pub progress: Progress,
 }
@@ -66,6 +70,7 @@ impl BuildOptions {
                 .cache
                 .then(|| self.cache_site.clone().unwrap_or_else(|| self.out.clone())),
             cache_dir: self.cache_dir.clone(),
+            archive: self.archive.clone(),
             progress: self.progress.clone(),
         }
     }
@@ -91,6 +96,7 @@ impl BuildOptions {
             keep: ["CNAME", ".nojekyll", ".well-known"]
                 .map(String::from)
                 .to_vec(),
+            archive: None,
             progress: Progress::default(),
         }
     }
@@ -129,6 +135,8 @@ pub struct BuildReport {
     pub roots: Vec<PathBuf>,
     /// How the sources were read, worth a line in the summary.
     pub notes: Vec<String>,
+    /// What the archive did, when there is one.
+    pub archive: Option<crate::knowledge::pipeline::ArchiveReport>,
 }
 
 impl BuildReport {
@@ -159,6 +167,16 @@ fn check_paths(opts: &BuildOptions) -> Result<(), Error> {
             return Err(Error::OutputInSource {
                 out: opts.out.clone(),
                 source_dir: s.clone(),
+            });
+        }
+    }
+    if let Some(archive) = &opts.archive {
+        let at = resolved(archive);
+        if at.starts_with(&out) || out.starts_with(&at) {
+            return Err(Error::ArchiveInside {
+                archive: archive.clone(),
+                other: opts.out.clone(),
+                what: "the site",
             });
         }
     }
@@ -239,6 +257,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.redactions = loaded.redactions;
     report.roots = loaded.roots;
     report.notes = loaded.notes;
+    report.archive = loaded.archive;
 
     let mut site = timed(&mut report, "assemble", || assemble::assemble(&model))?;
     report.skips.extend(site.skips.iter().cloned());

@@ -20,6 +20,12 @@ pub struct DataFlags {
     /// Keep credentials, home paths and user names as they are (for your own eyes only).
     #[arg(long)]
     pub no_redact: bool,
+    /// Where to keep every source file, so that sessions Claude Code deletes stay in the wiki [default: archive in ccwiki.toml, else ~/.local/share/ccwiki/archive].
+    #[arg(long, value_name = "DIR")]
+    pub archive: Option<PathBuf>,
+    /// Neither keep nor read an archive.
+    #[arg(long, conflicts_with = "archive")]
+    pub no_archive: bool,
     /// The configuration file [default: ./ccwiki.toml when it exists].
     #[arg(long, short = 'c', value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -86,6 +92,17 @@ pub fn pipeline(flags: &DataFlags, loaded: &Loaded) -> Pipeline {
         default_sources()
     };
     let mut p = Pipeline::new(sources);
+    p.archive = if flags.no_archive {
+        None
+    } else if let Some(dir) = &flags.archive {
+        Some(dir.clone())
+    } else {
+        match &c.archive {
+            Some(crate::config::ArchiveSetting::Off(false)) => None,
+            Some(crate::config::ArchiveSetting::Dir(d)) => Some(loaded.path(d)),
+            _ => crate::source::archive::default_dir(),
+        }
+    };
     p.redact = !flags.no_redact && c.redact.unwrap_or(true);
     p.exclude = c.exclude.clone();
     p.exclude.extend(flags.exclude_project.iter().cloned());
@@ -111,6 +128,7 @@ pub fn build_options(data: &DataFlags, site: &SiteFlags) -> Result<BuildOptions,
     opts.redact = p.redact;
     opts.exclude = p.exclude;
     opts.extra_patterns = p.extra_patterns;
+    opts.archive = p.archive;
     if let Some(t) = site.title.clone().or_else(|| c.title.clone()) {
         opts.title = t;
     }

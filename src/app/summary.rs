@@ -102,6 +102,25 @@ impl BuildReport {
         for note in &self.notes {
             wln!(s, "  note: {note}");
         }
+        if let Some(a) = &self.archive {
+            let mut line = format!(
+                "  archive: {} new or grown files ({:.1} MB) kept in {}",
+                a.new_files,
+                a.bytes_read as f64 / 1e6,
+                a.dir.display()
+            );
+            if a.archive_only_sessions > 0 {
+                let _ = write!(
+                    line,
+                    "; {} sessions only in the archive",
+                    a.archive_only_sessions
+                );
+            }
+            if a.merged > 0 {
+                let _ = write!(line, "; {} files merged from differing copies", a.merged);
+            }
+            wln!(s, "{line}");
+        }
         let c = self.cache;
         if c.reused + c.resumed > 0 {
             wln!(

@@ -33,6 +33,13 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    #[error("the archive {} is inside {what} {}: it holds raw, unredacted data; choose an --archive elsewhere (the default is ~/.local/share/ccwiki/archive)", archive.display(), other.display())]
+    ArchiveInside {
+        archive: PathBuf,
+        other: PathBuf,
+        what: &'static str,
+    },
+
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

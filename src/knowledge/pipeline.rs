@@ -43,8 +43,24 @@ pub struct Pipeline {
     /// Where the cache and the temporary turns go; None: the user's cache
     /// directory (see [`crate::base::dirs::cache_root`]).
     pub cache_dir: Option<PathBuf>,
+    /// The archive to keep every source file in and read deleted ones
+    /// from; None: no archive.
+    pub archive: Option<PathBuf>,
     /// Where to report progress.
     pub progress: Progress,
+}
+
+/// What the archive did in a build.
+#[derive(Debug, Default, Clone)]
+pub struct ArchiveReport {
+    pub dir: PathBuf,
+    /// Files new to the archive (or grown), and their bytes.
+    pub new_files: usize,
+    pub bytes_read: u64,
+    /// Sessions only the archive still has.
+    pub archive_only_sessions: usize,
+    /// Files merged from copies that differ.
+    pub merged: usize,
 }
 
 /// What loading found worth reporting.
@@ -65,6 +81,8 @@ pub struct LoadReport {
     pub roots: Vec<PathBuf>,
     /// How the sources were read, worth a line in the summary.
     pub notes: Vec<String>,
+    /// What the archive did, when there is one.
+    pub archive: Option<ArchiveReport>,
 }
 
 fn timed<T>(report: &mut LoadReport, phase: &'static str, f: impl FnOnce() -> T) -> T {
@@ -85,9 +103,23 @@ impl Pipeline {
     }
 
     /// Check what can be checked before any data is read: the user's
-    /// patterns and globs.
+    /// patterns and globs, an archive that would be read as a source.
     pub fn check(&self) -> Result<(), Error> {
         Excluder::new(&self.exclude)?;
+        if let Some(archive) = &self.archive {
+            let at = crate::base::dirs::resolved(archive);
+            if let Some(source) = self
+                .sources
+                .iter()
+                .find(|s| at.starts_with(crate::base::dirs::resolved(s)))
+            {
+                return Err(Error::ArchiveInside {
+                    archive: archive.clone(),
+                    other: source.clone(),
+                    what: "the source",
+                });
+            }
+        }
         if !self.redact {
             return Ok(());
         }
@@ -112,13 +144,18 @@ impl Pipeline {
     /// Read everything, redacted.
     pub fn load(&self) -> Result<(Knowledge, LoadReport), Error> {
         let mut report = LoadReport::default();
-        let sources = timed(&mut report, "discover", || {
+        let mut sources = timed(&mut report, "discover", || {
             discover::discover(&self.sources)
         })?;
         report.skips.extend(sources.skips.iter().cloned());
         report.notes.extend(sources.notes.iter().cloned());
         report.roots = sources.roots.iter().map(|r| r.shown_path()).collect();
         report.transcript_bytes = sources.transcript_bytes();
+        if let Some(dir) = &self.archive {
+            let start = Instant::now();
+            report.archive = Some(with_archive(dir, &mut sources, &mut report.skips)?);
+            report.timings.push(("archive", start.elapsed()));
+        }
 
         // History and session metadata are small: read them raw first, for
         // the identity as much as for the timeline.
@@ -197,6 +234,43 @@ impl Pipeline {
         timed(&mut report, "cache", || cache.save());
         Ok((knowledge, report))
     }
+}
+
+/// Keep what is new in the archive in `dir`, then add what only the
+/// archive has (and merged copies) to `sources`.
+fn with_archive(
+    dir: &std::path::Path,
+    sources: &mut discover::Sources,
+    skips: &mut Vec<Skip>,
+) -> Result<ArchiveReport, Error> {
+    let mut archive = crate::source::archive::Archive::open(dir)?;
+    let kept = archive.keep(&sources.roots)?;
+    for (path, why) in &kept.failed {
+        skips.push(Skip::file(path, format!("not archived: {why}")));
+    }
+    let view = archive.view(&kept, &dir.join("view"))?;
+    sources.leave_out(&view.replaced);
+    if let Some(root) = &view.root {
+        match discover::discover(std::slice::from_ref(root)) {
+            Ok(found) => {
+                for mut r in found.roots {
+                    r.index = sources.roots.len();
+                    sources.roots.push(r);
+                }
+                skips.extend(found.skips);
+            }
+            // Only files a wiki does not show (settings, file history).
+            Err(Error::NoData { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(ArchiveReport {
+        dir: dir.to_path_buf(),
+        new_files: kept.new_files,
+        bytes_read: kept.bytes_read,
+        archive_only_sessions: view.archive_only_sessions,
+        merged: view.merged,
+    })
 }
 
 #[cfg(test)]

@@ -69,6 +69,22 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// Leave out the JSONL files in `paths` (copies that a merged file of
+    /// the archive's view stands for).
+    pub fn leave_out(&mut self, paths: &[PathBuf]) {
+        if paths.is_empty() {
+            return;
+        }
+        let gone: std::collections::HashSet<&PathBuf> = paths.iter().collect();
+        for root in &mut self.roots {
+            root.transcripts.retain(|t| !gone.contains(&t.path));
+            if root.history.as_ref().is_some_and(|h| gone.contains(h)) {
+                root.history = None;
+            }
+            root.session_starts.retain(|s| !gone.contains(s));
+        }
+    }
+
     /// Bytes of transcripts in all roots.
     pub fn transcript_bytes(&self) -> u64 {
         self.roots

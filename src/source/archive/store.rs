@@ -1,0 +1,478 @@
+//! The archive on disk: zstd objects named by the hash of what they hold,
+//! and a journal that says which file had which content.
+//!
+//! ```text
+//! archive/
+//!   objects/3f/a9…e1.zst   a file's bytes, zstd; first a skippable frame
+//!                          naming the file (to rebuild a lost journal)
+//!   journal.jsonl          one line per version kept or superseded
+//!   tmp/                   objects being written
+//! ```
+//!
+//! Nothing is ever rewritten in place: an object is written to `tmp/`,
+//! flushed to disk and renamed; only then does the journal get its line.
+//! A build killed at any point leaves objects that are whole (or none)
+//! and a journal whose last line at worst is cut (and then ignored).
+
+use crate::base::error::Error;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3Default;
+
+/// zstd's level: fast to write, about a sixth of the size on transcripts.
+const LEVEL: i32 = 3;
+/// The magic number of the skippable frame that names an object's file.
+const NAME_FRAME: u32 = 0x184D_2A5C;
+const JOURNAL: &str = "journal.jsonl";
+
+/// The content hash that names an object.
+pub type ObjectId = u128;
+
+pub fn hex(id: ObjectId) -> String {
+    format!("{id:032x}")
+}
+
+/// One content a file had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Version {
+    pub object: ObjectId,
+    pub len: u64,
+    /// Modification time (nanoseconds since 1970) when it was read.
+    pub mtime: i128,
+    /// When it was kept: later versions have larger numbers.
+    pub seq: u64,
+}
+
+/// A line of the journal.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+enum Entry {
+    /// `path` had this content (again, or for the first time).
+    Add {
+        path: String,
+        object: String,
+        len: u64,
+        mtime: i128,
+    },
+    /// A longer version of `path` holds this one: it is no longer kept.
+    Drop { path: String, object: String },
+}
+
+/// What the archive holds: every file (by its path in a data directory's
+/// layout, `projects/<folder>/<session>.jsonl`) and its versions.
+#[derive(Debug)]
+pub struct Store {
+    pub dir: PathBuf,
+    pub files: BTreeMap<String, Vec<Version>>,
+    /// Journal lines that could not be read (a cut last line).
+    pub bad_lines: usize,
+    /// The journal was missing or unreadable and was rebuilt from objects.
+    pub rebuilt: bool,
+    seq: u64,
+}
+
+/// Make `dir` (and its parents) readable by its owner only.
+pub fn private_dir(dir: &Path) -> Result<(), Error> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir).map_err(|e| Error::io(dir, e))
+}
+
+/// A new file only its owner can read.
+fn private_file(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
+impl Store {
+    /// Open (or create) the archive in `dir`.
+    pub fn open(dir: &Path) -> Result<Store, Error> {
+        private_dir(&dir.join("objects"))?;
+        private_dir(&dir.join("tmp"))?;
+        let mut store = Store {
+            dir: dir.to_path_buf(),
+            files: BTreeMap::new(),
+            bad_lines: 0,
+            rebuilt: false,
+            seq: 0,
+        };
+        let journal = dir.join(JOURNAL);
+        match File::open(&journal) {
+            Ok(f) => store.read_journal(f),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(journal, e)),
+        }
+        if store.files.is_empty() && store.bad_lines > 0 || store.needs_rebuild()? {
+            store.rebuild()?;
+        }
+        Ok(store)
+    }
+
+    fn read_journal(&mut self, f: File) {
+        for line in BufReader::new(f).split(b'\n') {
+            let Ok(line) = line else {
+                self.bad_lines += 1;
+                break;
+            };
+            if line.is_empty() {
+                continue;
+            }
+            match serde_json::from_slice::<Entry>(&line) {
+                Ok(entry) => self.apply(entry),
+                Err(_) => self.bad_lines += 1,
+            }
+        }
+    }
+
+    fn apply(&mut self, entry: Entry) {
+        match entry {
+            Entry::Add {
+                path,
+                object,
+                len,
+                mtime,
+            } => {
+                let Ok(object) = u128::from_str_radix(&object, 16) else {
+                    self.bad_lines += 1;
+                    return;
+                };
+                self.seq += 1;
+                let versions = self.files.entry(path).or_default();
+                versions.retain(|v| v.object != object);
+                versions.push(Version {
+                    object,
+                    len,
+                    mtime,
+                    seq: self.seq,
+                });
+            }
+            Entry::Drop { path, object } => {
+                if let (Some(versions), Ok(object)) =
+                    (self.files.get_mut(&path), u128::from_str_radix(&object, 16))
+                {
+                    versions.retain(|v| v.object != object);
+                }
+            }
+        }
+    }
+
+    /// No journal, but objects: the journal was lost.
+    fn needs_rebuild(&self) -> Result<bool, Error> {
+        Ok(self.files.is_empty() && !self.object_paths()?.is_empty())
+    }
+
+    /// A new journal from the names inside the objects (a file whose
+    /// content another file also had is then known under one name).
+    fn rebuild(&mut self) -> Result<(), Error> {
+        self.files.clear();
+        let mut lines = Vec::new();
+        for path in self.object_paths()? {
+            let Some(id) = id_of(&path) else { continue };
+            let Some((name, mtime)) = read_name(&path) else {
+                continue;
+            };
+            let len = match self.read_object(id) {
+                Ok(bytes) => bytes.len() as u64,
+                Err(_) => continue,
+            };
+            lines.push(Entry::Add {
+                path: name,
+                object: hex(id),
+                len,
+                mtime,
+            });
+        }
+        let tmp = self.dir.join("tmp").join(JOURNAL);
+        let _ = fs::remove_file(&tmp);
+        let mut f = private_file(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        for entry in lines {
+            let line = serde_json::to_string(&entry).unwrap_or_default();
+            writeln!(f, "{line}").map_err(|e| Error::io(&tmp, e))?;
+            self.apply(entry);
+        }
+        f.sync_all().map_err(|e| Error::io(&tmp, e))?;
+        let journal = self.dir.join(JOURNAL);
+        fs::rename(&tmp, &journal).map_err(|e| Error::io(&journal, e))?;
+        self.rebuilt = true;
+        self.bad_lines = 0;
+        Ok(())
+    }
+
+    /// Every object file.
+    pub fn object_paths(&self) -> Result<Vec<PathBuf>, Error> {
+        let root = self.dir.join("objects");
+        let mut out = Vec::new();
+        for entry in walkdir::WalkDir::new(&root)
+            .follow_links(false)
+            .sort_by_file_name()
+        {
+            let entry =
+                entry.map_err(|e| Error::io(&root, std::io::Error::other(e.to_string())))?;
+            if entry.file_type().is_file() {
+                out.push(entry.into_path());
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn object_path(&self, id: ObjectId) -> PathBuf {
+        let h = hex(id);
+        self.dir
+            .join("objects")
+            .join(&h[..2])
+            .join(format!("{}.zst", &h[2..]))
+    }
+
+    /// The bytes of an object.
+    pub fn read_object(&self, id: ObjectId) -> std::io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        zstd::stream::read::Decoder::new(File::open(self.object_path(id))?)?
+            .read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    /// A reader of an object's bytes.
+    pub fn open_object(&self, id: ObjectId) -> std::io::Result<impl Read> {
+        zstd::stream::read::Decoder::new(File::open(self.object_path(id))?)
+    }
+
+    /// Whether an object's bytes hash to its name (and zstd's own
+    /// checksum holds).
+    pub fn object_is_whole(&self, id: ObjectId) -> bool {
+        let Ok(mut reader) = self.open_object(id) else {
+            return false;
+        };
+        let mut hasher = Xxh3Default::new();
+        let mut buf = vec![0; 1 << 16];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => return hasher.digest128() == id,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// Copy `source` (the file `name` of a data directory) into a new
+    /// object, unless its content is already kept. Returns the content's
+    /// id, its length, and which of `earlier` (lengths of versions of the
+    /// same file) are prefixes of it, by their ids.
+    pub fn write_object(
+        &self,
+        source: &Path,
+        name: &str,
+        mtime: i128,
+        earlier: &[Version],
+    ) -> std::io::Result<Written> {
+        let mut input = File::open(source)?;
+        let tmp = self.dir.join("tmp").join(format!(
+            "{}-{:x}.zst",
+            std::process::id(),
+            xxhash_rust::xxh3::xxh3_64(source.as_os_str().as_encoded_bytes())
+        ));
+        let _ = fs::remove_file(&tmp);
+        let file = private_file(&tmp)?;
+        let result = (|| {
+            let mut out = std::io::BufWriter::new(file);
+            write_name(&mut out, name, mtime)?;
+            let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
+            encoder.include_checksum(true)?;
+            let copied = copy_hashing(&mut input, &mut encoder, earlier)?;
+            let out = encoder.finish()?;
+            let _file = out.into_inner().map_err(|e| e.into_error())?;
+            // Linux flushes every object at once (`sync_all` below).
+            #[cfg(not(target_os = "linux"))]
+            _file.sync_all()?;
+            Ok::<_, std::io::Error>(copied)
+        })();
+        let written = match result {
+            Ok(w) => w,
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                return Err(e);
+            }
+        };
+        let target = self.object_path(written.object);
+        if target.exists() {
+            fs::remove_file(&tmp)?;
+        } else {
+            if let Some(parent) = target.parent() {
+                private_dir(parent).map_err(std::io::Error::other)?;
+            }
+            fs::rename(&tmp, &target)?;
+        }
+        Ok(written)
+    }
+
+    /// Make every object written so far durable, then record `entries`.
+    pub fn commit(
+        &mut self,
+        adds: Vec<(String, Version)>,
+        drops: Vec<(String, ObjectId)>,
+    ) -> Result<(), Error> {
+        if adds.is_empty() && drops.is_empty() {
+            return Ok(());
+        }
+        sync_all(&self.dir)?;
+        let journal = self.dir.join(JOURNAL);
+        let mut options = OpenOptions::new();
+        options.append(true).create(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut f = options.open(&journal).map_err(|e| Error::io(&journal, e))?;
+        let mut text = String::new();
+        let mut entries = Vec::new();
+        for (path, v) in adds {
+            entries.push(Entry::Add {
+                path,
+                object: hex(v.object),
+                len: v.len,
+                mtime: v.mtime,
+            });
+        }
+        for (path, object) in drops {
+            entries.push(Entry::Drop {
+                path,
+                object: hex(object),
+            });
+        }
+        for e in &entries {
+            text.push_str(&serde_json::to_string(e).unwrap_or_default());
+            text.push('\n');
+        }
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.sync_all())
+            .map_err(|e| Error::io(&journal, e))?;
+        for e in entries {
+            self.apply(e);
+        }
+        Ok(())
+    }
+
+    /// Remove objects no file refers to any more (versions that a longer
+    /// one holds); a failure leaves a harmless extra file.
+    pub fn remove_unreferenced(&self, ids: &[ObjectId]) {
+        for id in ids {
+            let used = self.files.values().flatten().any(|v| v.object == *id);
+            if !used {
+                let _ = fs::remove_file(self.object_path(*id));
+            }
+        }
+    }
+}
+
+/// What writing an object found.
+#[derive(Debug)]
+pub struct Written {
+    pub object: ObjectId,
+    pub len: u64,
+    /// Earlier versions the new content starts with.
+    pub prefixes: Vec<ObjectId>,
+}
+
+/// Copy `input` into `out`, hashing; at each earlier version's length,
+/// check whether the bytes so far are that version.
+fn copy_hashing(
+    input: &mut impl Read,
+    out: &mut impl Write,
+    earlier: &[Version],
+) -> std::io::Result<Written> {
+    let mut hasher = Xxh3Default::new();
+    let mut marks: Vec<&Version> = earlier.iter().filter(|v| v.len > 0).collect();
+    marks.sort_by_key(|v| v.len);
+    let mut marks = marks.into_iter().peekable();
+    let mut prefixes = Vec::new();
+    let mut buf = vec![0u8; 1 << 17];
+    let mut at: u64 = 0;
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        let mut chunk = &buf[..n];
+        while !chunk.is_empty() {
+            // Feed up to the next mark, then look.
+            let room = marks
+                .peek()
+                .map_or(chunk.len() as u64, |v| (v.len - at).min(chunk.len() as u64));
+            let (now, rest) = chunk.split_at(room as usize);
+            hasher.update(now);
+            out.write_all(now)?;
+            at += room;
+            chunk = rest;
+            while let Some(v) = marks.next_if(|v| v.len == at) {
+                if hasher.digest128() == v.object {
+                    prefixes.push(v.object);
+                }
+            }
+        }
+    }
+    Ok(Written {
+        object: hasher.digest128(),
+        len: at,
+        prefixes,
+    })
+}
+
+/// The skippable frame that names the file an object was made from.
+fn write_name(out: &mut impl Write, name: &str, mtime: i128) -> std::io::Result<()> {
+    let body = serde_json::json!({ "path": name, "mtime": mtime.to_string() }).to_string();
+    out.write_all(&NAME_FRAME.to_le_bytes())?;
+    out.write_all(&(body.len() as u32).to_le_bytes())?;
+    out.write_all(body.as_bytes())
+}
+
+/// The file name and time an object's first frame gives.
+fn read_name(path: &Path) -> Option<(String, i128)> {
+    let mut f = File::open(path).ok()?;
+    let mut head = [0u8; 8];
+    f.read_exact(&mut head).ok()?;
+    let magic = u32::from_le_bytes(head[..4].try_into().ok()?);
+    let len = u32::from_le_bytes(head[4..].try_into().ok()?) as usize;
+    if magic != NAME_FRAME || len > 1 << 16 {
+        return None;
+    }
+    let mut body = vec![0; len];
+    f.read_exact(&mut body).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&body).ok()?;
+    let name = v.get("path")?.as_str()?.to_string();
+    let mtime = v.get("mtime")?.as_str()?.parse().ok()?;
+    Some((name, mtime))
+}
+
+/// The id an object's path names.
+pub fn id_of(path: &Path) -> Option<ObjectId> {
+    let file = path.file_name()?.to_str()?.strip_suffix(".zst")?;
+    let dir = path.parent()?.file_name()?.to_str()?;
+    u128::from_str_radix(&format!("{dir}{file}"), 16).ok()
+}
+
+/// Everything written to the file system holding `dir` is on disk.
+fn sync_all(dir: &Path) -> Result<(), Error> {
+    let f = File::open(dir).map_err(|e| Error::io(dir, e))?;
+    #[cfg(target_os = "linux")]
+    {
+        rustix::fs::syncfs(&f).map_err(|e| Error::io(dir, e.into()))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        f.sync_all().map_err(|e| Error::io(dir, e))
+    }
+}
