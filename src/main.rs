@@ -38,6 +38,9 @@ enum Command {
     Serve(ServeArgs),
     /// Check that every link, anchor and asset of a built site resolves (exit 1 when one does not).
     Check(CheckArgs),
+    /// What the archive keeps: status, verify, export.
+    #[command(subcommand)]
+    Archive(ArchiveCommand),
     /// Search sessions and memories directly, without building (exit 1 when nothing matches).
     #[command(after_help = SEARCH_EXAMPLES)]
     Search(SearchArgs),
@@ -96,6 +99,27 @@ struct CheckArgs {
     /// Seconds to wait for each web address, with --external.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     timeout: u64,
+}
+
+#[derive(Subcommand)]
+enum ArchiveCommand {
+    /// Files, sessions, bytes (as they were and stored), the oldest and newest session, and how many only the archive still has.
+    Status {
+        #[command(flatten)]
+        data: options::DataFlags,
+    },
+    /// Check every object against its checksum (exit 1 on damage).
+    Verify {
+        #[command(flatten)]
+        data: options::DataFlags,
+    },
+    /// Write every kept file back, byte for byte, in the layout of ~/.claude (never over an existing file).
+    Export {
+        /// Where to write them (e.g. a new folder, then copy what you need into ~/.claude).
+        dir: PathBuf,
+        #[command(flatten)]
+        data: options::DataFlags,
+    },
 }
 
 #[derive(clap::Args)]
@@ -186,6 +210,7 @@ fn main() -> ExitCode {
         Command::Build(args) => run_build(args),
         Command::Serve(args) => run_serve(args),
         Command::Check(args) => run_check(args),
+        Command::Archive(cmd) => run_archive(cmd),
         Command::Search(args) => run_search(args),
         Command::Init(args) => run_init(args),
         Command::Theme(cmd) => run_theme(cmd),
@@ -441,6 +466,74 @@ fn run_serve(args: ServeArgs) -> ExitCode {
     match ccwiki::serve::serve(&opts, say, |_| {}) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e),
+    }
+}
+
+/// The archive the flags (or ccwiki.toml, or the default) name, and the sources.
+fn archive_of(data: &options::DataFlags) -> Result<(PathBuf, Vec<PathBuf>), Error> {
+    let loaded = options::load_config(data)?;
+    let p = options::pipeline(data, &loaded);
+    let dir = p.archive.ok_or_else(|| Error::NoArchive {
+        path: PathBuf::from("(none: --no-archive or archive = false)"),
+    })?;
+    Ok((dir, p.sources))
+}
+
+fn run_archive(cmd: ArchiveCommand) -> ExitCode {
+    match cmd {
+        ArchiveCommand::Status { data } => {
+            let status = archive_of(&data)
+                .and_then(|(dir, sources)| ccwiki::app::archive::status(&dir, &sources));
+            match status {
+                Ok(s) => {
+                    print!("{}", s.describe());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        ArchiveCommand::Verify { data } => {
+            let verified = archive_of(&data)
+                .and_then(|(dir, _)| ccwiki::source::archive::Archive::open_existing(&dir))
+                .map(|a| a.verify());
+            match verified {
+                Ok(v) => {
+                    for line in &v.damaged {
+                        println!("damaged: {line}");
+                    }
+                    print!("{}", ccwiki::app::archive::describe_verified(&v));
+                    if v.damaged.is_empty() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    }
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        ArchiveCommand::Export { dir, data } => {
+            let exported = archive_of(&data).and_then(|(archive, sources)| {
+                ccwiki::source::archive::Archive::open_existing(&archive)?.export(&sources, &dir)
+            });
+            match exported {
+                Ok(x) => {
+                    for p in &x.existing {
+                        println!("exists, left as it was: {}", p.display());
+                    }
+                    for p in &x.refused {
+                        println!("refused (leaves the folder): {}", p.display());
+                    }
+                    println!(
+                        "Wrote {} files ({:.1} MB) into {}",
+                        x.files,
+                        x.bytes as f64 / 1e6,
+                        dir.display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The commands: each runs the layers below it.
 
+pub mod archive;
 pub mod audit;
 pub mod build;
 pub mod check;

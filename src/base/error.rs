@@ -40,6 +40,9 @@ pub enum Error {
         what: &'static str,
     },
 
+    #[error("no archive in {}: a build makes one (pass --archive DIR if yours is elsewhere)", path.display())]
+    NoArchive { path: PathBuf },
+
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

@@ -248,7 +248,7 @@ fn with_archive(
     for (path, why) in &kept.failed {
         skips.push(Skip::file(path, format!("not archived: {why}")));
     }
-    let view = archive.view(&kept, &dir.join("view"))?;
+    let view = archive.view(&kept)?;
     sources.leave_out(&view.replaced);
     if let Some(root) = &view.root {
         match discover::discover(std::slice::from_ref(root)) {

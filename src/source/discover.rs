@@ -14,6 +14,8 @@ use walkdir::WalkDir;
 #[derive(Debug, Clone, Default)]
 pub struct Root {
     pub index: usize,
+    /// The source it was found in (as given, a `projects/` folder's parent).
+    pub source: PathBuf,
     pub path: PathBuf,
     /// The folder of project folders: `projects`, or a backup of it
     /// (`projects.bak-2025-06`) read as a root of its own.
@@ -127,6 +129,7 @@ pub fn discover(sources: &[PathBuf]) -> Result<Sources, Error> {
             }
             let mut root = Root {
                 index: out.roots.len(),
+                source: start.clone(),
                 path,
                 projects_dir,
                 ..Root::default()

@@ -12,8 +12,8 @@ mod merge;
 mod store;
 mod view;
 
-pub use store::{hex, ObjectId, Version};
-pub use view::View;
+pub use store::{hex, FileKey, ObjectId, Version};
+pub use view::{is_session, View};
 
 use crate::base::error::Error;
 use crate::source::discover::Root;
@@ -61,14 +61,31 @@ pub struct Archive {
 /// A file of a live data root, by its name in the archive.
 #[derive(Debug, Clone)]
 pub struct LiveFile {
+    /// The source it is read from, as the archive names it.
+    pub source: String,
     pub name: String,
     pub path: PathBuf,
+}
+
+impl LiveFile {
+    fn key(&self) -> FileKey {
+        (self.source.clone(), self.name.clone())
+    }
+}
+
+/// How the archive names a source: its absolute path, links resolved.
+pub fn source_label(source: &Path) -> String {
+    crate::base::dirs::resolved(source)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// What [`Archive::keep`] did.
 #[derive(Debug, Default)]
 pub struct Kept {
-    /// Every live file and the content it has now.
+    /// The sources of the build, as the archive names them.
+    pub sources: std::collections::BTreeSet<String>,
+    /// Every live file (by name) and the content each copy has now.
     pub live: BTreeMap<String, Vec<(PathBuf, ObjectId)>>,
     /// Files whose content was new to the archive.
     pub new_files: usize,
@@ -79,25 +96,27 @@ pub struct Kept {
 }
 
 /// Nanoseconds since 1970 of a file's last change (0 when unknown).
-fn mtime_of(meta: &std::fs::Metadata) -> i128 {
+fn mtime_of(meta: &std::fs::Metadata) -> i64 {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as i128)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// Every file of `root` the archive keeps, named as in a `~/.claude`
 /// (`projects/…` even for a backup such as `projects.bak-2025`).
 pub fn live_files(root: &Root) -> Vec<LiveFile> {
+    let source = source_label(&root.source);
     let mut out = Vec::new();
     let projects = root.path.join(&root.projects_dir);
     if projects.is_dir() {
-        walk(&projects, "projects", &mut out);
+        walk(&projects, &source, "projects", &mut out);
     } else {
         // Loose transcripts: each under its folder's name.
         for t in &root.transcripts {
             let file = t.path.file_name().unwrap_or_default().to_string_lossy();
             out.push(LiveFile {
+                source: source.clone(),
                 name: format!("projects/{}/{file}", t.project_dir),
                 path: t.path.clone(),
             });
@@ -107,9 +126,10 @@ pub fn live_files(root: &Root) -> Vec<LiveFile> {
         for name in KEPT {
             let path = root.path.join(name);
             if path.is_dir() {
-                walk(&path, name, &mut out);
+                walk(&path, &source, name, &mut out);
             } else if path.is_file() {
                 out.push(LiveFile {
+                    source: source.clone(),
                     name: name.to_string(),
                     path,
                 });
@@ -120,7 +140,7 @@ pub fn live_files(root: &Root) -> Vec<LiveFile> {
 }
 
 /// The files below `dir`, named `prefix/…`; links are not followed.
-fn walk(dir: &Path, prefix: &str, out: &mut Vec<LiveFile>) {
+fn walk(dir: &Path, source: &str, prefix: &str, out: &mut Vec<LiveFile>) {
     for entry in walkdir::WalkDir::new(dir)
         .follow_links(false)
         .sort_by_file_name()
@@ -135,6 +155,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<LiveFile>) {
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
         out.push(LiveFile {
+            source: source.to_string(),
             name: format!("{prefix}/{rel}"),
             path: entry.into_path(),
         });
@@ -151,6 +172,16 @@ enum Outcome {
 }
 
 impl Archive {
+    /// Open the archive in `dir` that a build made; an error when there is none.
+    pub fn open_existing(dir: &Path) -> Result<Archive, Error> {
+        if !dir.join("objects").is_dir() {
+            return Err(Error::NoArchive {
+                path: dir.to_path_buf(),
+            });
+        }
+        Archive::open(dir)
+    }
+
     /// Open (or create, owner-only) the archive in `dir`.
     pub fn open(dir: &Path) -> Result<Archive, Error> {
         Ok(Archive {
@@ -162,9 +193,32 @@ impl Archive {
         &self.store.dir
     }
 
-    /// Every file kept, with its versions (oldest first).
-    pub fn files(&self) -> &BTreeMap<String, Vec<Version>> {
+    /// Every file kept, with its versions.
+    pub fn files(&self) -> &BTreeMap<FileKey, Vec<Version>> {
         &self.store.files
+    }
+
+    /// The files of `sources` (labels), by name, with the versions of all
+    /// their copies, oldest first.
+    pub fn files_of(
+        &self,
+        sources: &std::collections::BTreeSet<String>,
+    ) -> BTreeMap<&str, Vec<Version>> {
+        let mut out: BTreeMap<&str, Vec<Version>> = BTreeMap::new();
+        for ((source, name), versions) in &self.store.files {
+            if sources.contains(source) {
+                let all = out.entry(name.as_str()).or_default();
+                for v in versions {
+                    if !all.iter().any(|a| a.object == v.object) {
+                        all.push(v.clone());
+                    }
+                }
+            }
+        }
+        for versions in out.values_mut() {
+            versions.sort_by_key(|v| v.seq);
+        }
+        out
     }
 
     /// Keep every file of `roots` that is new or changed. A file seen with
@@ -173,24 +227,29 @@ impl Archive {
         let files: Vec<LiveFile> = roots.iter().flat_map(live_files).collect();
         let store = &self.store;
         let outcomes: Vec<Outcome> = files.par_iter().map(|f| keep_one(store, f)).collect();
-        let mut kept = Kept::default();
+        let mut kept = Kept {
+            sources: roots.iter().map(|r| source_label(&r.source)).collect(),
+            ..Kept::default()
+        };
         let mut adds = Vec::new();
         let mut drops = Vec::new();
+        let mut live_ids = std::collections::HashSet::new();
         for (file, outcome) in files.into_iter().zip(outcomes) {
+            let key = file.key();
             let object = match outcome {
                 Outcome::Known(id) => id,
                 Outcome::Read(version, prefixes) => {
                     let known = self
                         .store
                         .files
-                        .get(&file.name)
+                        .get(&key)
                         .is_some_and(|vs| vs.iter().any(|v| v.object == version.object));
                     if !known {
                         kept.new_files += 1;
                         kept.bytes_read += version.len;
                     }
-                    drops.extend(prefixes.into_iter().map(|p| (file.name.clone(), p)));
-                    adds.push((file.name.clone(), version.clone()));
+                    drops.extend(prefixes.into_iter().map(|p| (key.clone(), p)));
+                    adds.push((key.clone(), version.clone()));
                     version.object
                 }
                 Outcome::Failed(why) => {
@@ -198,6 +257,7 @@ impl Archive {
                     continue;
                 }
             };
+            live_ids.insert((key, object));
             kept.live
                 .entry(file.name)
                 .or_default()
@@ -205,11 +265,6 @@ impl Archive {
         }
         // A version that a longer live copy holds is dropped only when no
         // live copy still has exactly it.
-        let live_ids: std::collections::HashSet<(String, ObjectId)> = kept
-            .live
-            .iter()
-            .flat_map(|(n, copies)| copies.iter().map(move |(_, id)| (n.clone(), *id)))
-            .collect();
         drops.retain(|d| !live_ids.contains(d));
         drops.sort();
         drops.dedup();
@@ -219,9 +274,18 @@ impl Archive {
         Ok(kept)
     }
 
-    /// Lay out, in `dir`, what the build must read besides the live roots.
-    pub fn view(&self, kept: &Kept, dir: &Path) -> Result<View, Error> {
-        view::build(&self.store, kept, dir)
+    /// Lay out what the build must read besides the live roots, in a
+    /// folder of the archive's `view/` that belongs to the build's sources.
+    pub fn view(&self, kept: &Kept) -> Result<View, Error> {
+        let labels: Vec<&str> = kept.sources.iter().map(String::as_str).collect();
+        let key = crate::base::hash::hash_bytes(labels.join("\n").as_bytes());
+        let dir = self.store.dir.join("view").join(format!("{key:016x}"));
+        view::build(self, kept, &dir)
+    }
+
+    /// An object's bytes.
+    pub fn read_object(&self, id: ObjectId) -> std::io::Result<Vec<u8>> {
+        self.store.read_object(id)
     }
 
     /// Every object is whole and every file's versions are there.
@@ -244,11 +308,11 @@ impl Archive {
             .copied()
             .collect();
         verified.objects = referenced.len();
-        for (name, versions) in &self.store.files {
+        for ((source, name), versions) in &self.store.files {
             for v in versions {
                 if damaged.contains(&v.object) {
                     verified.damaged.push(format!(
-                        "{name}: object {} is missing or damaged",
+                        "{source}/{name}: object {} is missing or damaged",
                         hex(v.object)
                     ));
                 }
@@ -268,11 +332,10 @@ impl Archive {
     /// under `dir`: the newest version at the file's name, earlier ones
     /// beside it as `NAME.v1`, `NAME.v2`… Files already there are left
     /// alone (and listed).
-    pub fn export(&self, dir: &Path) -> Result<Exported, Error> {
+    pub fn export(&self, sources: &[PathBuf], dir: &Path) -> Result<Exported, Error> {
         let mut exported = Exported::default();
-        for (name, versions) in &self.store.files {
-            let mut versions = versions.clone();
-            versions.sort_by_key(|v| v.seq);
+        let labels = sources.iter().map(|s| source_label(s)).collect();
+        for (name, versions) in self.files_of(&labels) {
             let n = versions.len();
             for (i, v) in versions.iter().enumerate() {
                 let target = if i + 1 == n {
@@ -340,14 +403,14 @@ fn keep_one(store: &Store, file: &LiveFile) -> Outcome {
         Err(e) => return Outcome::Failed(e.to_string()),
     };
     let mtime = mtime_of(&meta);
-    let earlier = store.files.get(&file.name).map_or(&[][..], Vec::as_slice);
+    let earlier = store.files.get(&file.key()).map_or(&[][..], Vec::as_slice);
     if let Some(v) = earlier
         .iter()
         .find(|v| v.len == meta.len() && v.mtime == mtime)
     {
         return Outcome::Known(v.object);
     }
-    match store.write_object(&file.path, &file.name, mtime, earlier) {
+    match store.write_object(&file.path, &file.key(), mtime, earlier) {
         Ok(w) => Outcome::Read(
             Version {
                 object: w.object,

@@ -41,7 +41,7 @@ pub struct Version {
     pub object: ObjectId,
     pub len: u64,
     /// Modification time (nanoseconds since 1970) when it was read.
-    pub mtime: i128,
+    pub mtime: i64,
     /// When it was kept: later versions have larger numbers.
     pub seq: u64,
 }
@@ -52,26 +52,50 @@ pub struct Version {
 enum Entry {
     /// `path` had this content (again, or for the first time).
     Add {
+        /// The source (`--source`) the file was read from.
+        source: String,
         path: String,
         object: String,
         len: u64,
-        mtime: i128,
+        mtime: i64,
     },
     /// A longer version of `path` holds this one: it is no longer kept.
-    Drop { path: String, object: String },
+    Drop {
+        source: String,
+        path: String,
+        object: String,
+    },
 }
 
-/// What the archive holds: every file (by its path in a data directory's
-/// layout, `projects/<folder>/<session>.jsonl`) and its versions.
+/// A file of the archive: the source it came from (`--source`, resolved)
+/// and its path in a data directory's layout (`projects/<folder>/<session>.jsonl`).
+pub type FileKey = (String, String);
+
+/// What the archive holds: every file and its versions.
 #[derive(Debug)]
 pub struct Store {
     pub dir: PathBuf,
-    pub files: BTreeMap<String, Vec<Version>>,
+    pub files: BTreeMap<FileKey, Vec<Version>>,
     /// Journal lines that could not be read (a cut last line).
     pub bad_lines: usize,
     /// The journal was missing or unreadable and was rebuilt from objects.
     pub rebuilt: bool,
     seq: u64,
+    /// Held while the archive is open: one build at a time writes it.
+    _lock: File,
+}
+
+/// Wait for, then hold, the archive's lock.
+fn lock(dir: &Path) -> Result<File, Error> {
+    let path = dir.join("lock");
+    let f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    f.lock().map_err(|e| Error::io(&path, e))?;
+    Ok(f)
 }
 
 /// Make `dir` (and its parents) readable by its owner only.
@@ -109,6 +133,7 @@ impl Store {
             bad_lines: 0,
             rebuilt: false,
             seq: 0,
+            _lock: lock(dir)?,
         };
         let journal = dir.join(JOURNAL);
         match File::open(&journal) {
@@ -141,6 +166,7 @@ impl Store {
     fn apply(&mut self, entry: Entry) {
         match entry {
             Entry::Add {
+                source,
                 path,
                 object,
                 len,
@@ -151,7 +177,7 @@ impl Store {
                     return;
                 };
                 self.seq += 1;
-                let versions = self.files.entry(path).or_default();
+                let versions = self.files.entry((source, path)).or_default();
                 versions.retain(|v| v.object != object);
                 versions.push(Version {
                     object,
@@ -160,10 +186,15 @@ impl Store {
                     seq: self.seq,
                 });
             }
-            Entry::Drop { path, object } => {
-                if let (Some(versions), Ok(object)) =
-                    (self.files.get_mut(&path), u128::from_str_radix(&object, 16))
-                {
+            Entry::Drop {
+                source,
+                path,
+                object,
+            } => {
+                if let (Some(versions), Ok(object)) = (
+                    self.files.get_mut(&(source, path)),
+                    u128::from_str_radix(&object, 16),
+                ) {
                     versions.retain(|v| v.object != object);
                 }
             }
@@ -182,7 +213,7 @@ impl Store {
         let mut lines = Vec::new();
         for path in self.object_paths()? {
             let Some(id) = id_of(&path) else { continue };
-            let Some((name, mtime)) = read_name(&path) else {
+            let Some((source, name, mtime)) = read_name(&path) else {
                 continue;
             };
             let len = match self.read_object(id) {
@@ -190,6 +221,7 @@ impl Store {
                 Err(_) => continue,
             };
             lines.push(Entry::Add {
+                source,
                 path: name,
                 object: hex(id),
                 len,
@@ -274,8 +306,8 @@ impl Store {
     pub fn write_object(
         &self,
         source: &Path,
-        name: &str,
-        mtime: i128,
+        key: &FileKey,
+        mtime: i64,
         earlier: &[Version],
     ) -> std::io::Result<Written> {
         let mut input = File::open(source)?;
@@ -288,7 +320,7 @@ impl Store {
         let file = private_file(&tmp)?;
         let result = (|| {
             let mut out = std::io::BufWriter::new(file);
-            write_name(&mut out, name, mtime)?;
+            write_name(&mut out, key, mtime)?;
             let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
             encoder.include_checksum(true)?;
             let copied = copy_hashing(&mut input, &mut encoder, earlier)?;
@@ -321,8 +353,8 @@ impl Store {
     /// Make every object written so far durable, then record `entries`.
     pub fn commit(
         &mut self,
-        adds: Vec<(String, Version)>,
-        drops: Vec<(String, ObjectId)>,
+        adds: Vec<(FileKey, Version)>,
+        drops: Vec<(FileKey, ObjectId)>,
     ) -> Result<(), Error> {
         if adds.is_empty() && drops.is_empty() {
             return Ok(());
@@ -339,16 +371,18 @@ impl Store {
         let mut f = options.open(&journal).map_err(|e| Error::io(&journal, e))?;
         let mut text = String::new();
         let mut entries = Vec::new();
-        for (path, v) in adds {
+        for ((source, path), v) in adds {
             entries.push(Entry::Add {
+                source,
                 path,
                 object: hex(v.object),
                 len: v.len,
                 mtime: v.mtime,
             });
         }
-        for (path, object) in drops {
+        for ((source, path), object) in drops {
             entries.push(Entry::Drop {
+                source,
                 path,
                 object: hex(object),
             });
@@ -432,15 +466,15 @@ fn copy_hashing(
 }
 
 /// The skippable frame that names the file an object was made from.
-fn write_name(out: &mut impl Write, name: &str, mtime: i128) -> std::io::Result<()> {
-    let body = serde_json::json!({ "path": name, "mtime": mtime.to_string() }).to_string();
+fn write_name(out: &mut impl Write, key: &FileKey, mtime: i64) -> std::io::Result<()> {
+    let body = serde_json::json!({ "source": key.0, "path": key.1, "mtime": mtime }).to_string();
     out.write_all(&NAME_FRAME.to_le_bytes())?;
     out.write_all(&(body.len() as u32).to_le_bytes())?;
     out.write_all(body.as_bytes())
 }
 
-/// The file name and time an object's first frame gives.
-fn read_name(path: &Path) -> Option<(String, i128)> {
+/// The source, file name and time an object's first frame gives.
+fn read_name(path: &Path) -> Option<(String, String, i64)> {
     let mut f = File::open(path).ok()?;
     let mut head = [0u8; 8];
     f.read_exact(&mut head).ok()?;
@@ -452,9 +486,10 @@ fn read_name(path: &Path) -> Option<(String, i128)> {
     let mut body = vec![0; len];
     f.read_exact(&mut body).ok()?;
     let v: serde_json::Value = serde_json::from_slice(&body).ok()?;
+    let source = v.get("source")?.as_str()?.to_string();
     let name = v.get("path")?.as_str()?.to_string();
-    let mtime = v.get("mtime")?.as_str()?.parse().ok()?;
-    Some((name, mtime))
+    let mtime = v.get("mtime")?.as_i64()?;
+    Some((source, name, mtime))
 }
 
 /// The id an object's path names.

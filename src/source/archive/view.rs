@@ -2,8 +2,8 @@
 //! files that only the archive still has, and JSONL files whose copies
 //! differ (two machines, a rewrite) merged into one.
 
-use super::store::{hex, ObjectId, Store};
-use super::Kept;
+use super::store::{hex, ObjectId};
+use super::{Archive, Kept};
 use crate::base::error::Error;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,7 +42,7 @@ impl Make {
 }
 
 /// A session's transcript (`projects/<folder>/<id>.jsonl`), not a sub-agent's.
-fn is_session(name: &str) -> bool {
+pub fn is_session(name: &str) -> bool {
     let parts: Vec<&str> = name.split('/').collect();
     parts.len() == 3
         && parts[0] == "projects"
@@ -51,18 +51,17 @@ fn is_session(name: &str) -> bool {
 }
 
 /// Decide what the view holds, then write what changed.
-pub fn build(store: &Store, kept: &Kept, dir: &Path) -> Result<View, Error> {
+pub fn build(archive: &Archive, kept: &Kept, dir: &Path) -> Result<View, Error> {
     let mut view = View::default();
     let mut wanted: BTreeMap<&str, Make> = BTreeMap::new();
-    for (name, versions) in &store.files {
+    let files = archive.files_of(&kept.sources);
+    for (name, versions) in &files {
         if versions.is_empty() {
             continue;
         }
-        let mut by_age = versions.clone();
-        by_age.sort_by_key(|v| v.seq);
-        let ids: Vec<ObjectId> = by_age.iter().map(|v| v.object).collect();
+        let ids: Vec<ObjectId> = versions.iter().map(|v| v.object).collect();
         let jsonl = name.ends_with(".jsonl");
-        match kept.live.get(name) {
+        match kept.live.get(*name) {
             None => {
                 if is_session(name) {
                     view.archive_only_sessions += 1;
@@ -85,7 +84,7 @@ pub fn build(store: &Store, kept: &Kept, dir: &Path) -> Result<View, Error> {
             }
         }
     }
-    write(store, dir, &wanted)?;
+    write(archive, dir, &wanted)?;
     if !wanted.is_empty() {
         view.root = Some(dir.to_path_buf());
     }
@@ -94,7 +93,7 @@ pub fn build(store: &Store, kept: &Kept, dir: &Path) -> Result<View, Error> {
 
 /// Write the files of `wanted` that are not already there as wanted, and
 /// remove those no longer wanted.
-fn write(store: &Store, dir: &Path, wanted: &BTreeMap<&str, Make>) -> Result<(), Error> {
+fn write(archive: &Archive, dir: &Path, wanted: &BTreeMap<&str, Make>) -> Result<(), Error> {
     super::store::private_dir(dir)?;
     let record = dir.join(MADE_FROM);
     let before: BTreeMap<String, String> = std::fs::read(&record)
@@ -107,14 +106,14 @@ fn write(store: &Store, dir: &Path, wanted: &BTreeMap<&str, Make>) -> Result<(),
         let target = dir.join(name);
         if before.get(*name) != Some(&key) || !target.is_file() {
             let bytes = match make {
-                Make::Copy(id) => store.read_object(*id),
+                Make::Copy(id) => archive.read_object(*id),
                 Make::Merge(ids) => ids
                     .iter()
-                    .map(|id| store.read_object(*id))
+                    .map(|id| archive.read_object(*id))
                     .collect::<std::io::Result<Vec<_>>>()
                     .map(super::merge::merge),
             }
-            .map_err(|e| Error::io(store.dir.join("objects"), e))?;
+            .map_err(|e| Error::io(archive.dir().join("objects"), e))?;
             replace(&target, &bytes)?;
         }
         after.insert(name.to_string(), key);
