@@ -12,6 +12,10 @@ fn ccwiki(args: &[&str], paths: &[&Path]) -> Output {
         .args(args)
         .args(paths)
         .env("CCWIKI_CACHE_DIR", common::test_cache().join("check"))
+        .env(
+            "CCWIKI_ARCHIVE_DIR",
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+        )
         .output()
         .expect("ccwiki runs")
 }

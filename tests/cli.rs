@@ -11,6 +11,11 @@ fn ccwiki() -> Command {
         "CCWIKI_CACHE_DIR",
         std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-cache"),
     );
+    // Never the user's own archive.
+    c.env(
+        "CCWIKI_ARCHIVE_DIR",
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+    );
     c
 }
 
@@ -212,6 +217,10 @@ fn turns_held_during_a_build_leave_no_file_behind() {
             .arg("--out")
             .arg(tmp.path().join(site))
             .env("CCWIKI_CACHE_DIR", cache)
+            .env(
+                "CCWIKI_ARCHIVE_DIR",
+                std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+            )
             .env("TMPDIR", temp)
             .output()
             .unwrap()
@@ -255,6 +264,10 @@ fn turns_held_during_a_build_leave_no_file_behind() {
         .arg("--out")
         .arg(tmp.path().join("site3"))
         .env("CCWIKI_CACHE_DIR", &not_a_dir)
+        .env(
+            "CCWIKI_ARCHIVE_DIR",
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+        )
         .env("TMPDIR", &not_a_dir)
         .output()
         .unwrap();

@@ -50,6 +50,10 @@ fn long_lists_continue_on_numbered_pages_with_every_session_once() {
     let site = tmp.path().join("site");
     let out = Command::new(env!("CARGO_BIN_EXE_ccwiki"))
         .env("CCWIKI_CACHE_DIR", tmp.path().join("cache"))
+        .env(
+            "CCWIKI_ARCHIVE_DIR",
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+        )
         .args(["build", "--quiet", "--no-cache", "--source"])
         .arg(tmp.path().join("src"))
         .arg("--out")

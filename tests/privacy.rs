@@ -209,7 +209,11 @@ fn nothing_private_reaches_the_site_or_the_search() {
             let mut cmd = Command::new(env!("CARGO_BIN_EXE_ccwiki"));
             cmd.args(["search", query, "--limit", "50", "--source"])
                 .arg(&src)
-                .env("CCWIKI_CACHE_DIR", common::test_cache());
+                .env("CCWIKI_CACHE_DIR", common::test_cache())
+                .env(
+                    "CCWIKI_ARCHIVE_DIR",
+                    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+                );
             if json {
                 cmd.arg("--json");
             }

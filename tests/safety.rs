@@ -243,6 +243,10 @@ fn a_killed_build_leaves_either_the_old_or_the_new_site() {
     for delay_ms in (0..30u64).map(|i| 2 + (i * 37) % 400) {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ccwiki"))
             .env("CCWIKI_CACHE_DIR", common::test_cache())
+            .env(
+                "CCWIKI_ARCHIVE_DIR",
+                std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+            )
             .args(["build", "--quiet", "--source"])
             .arg(&src)
             .arg("--out")

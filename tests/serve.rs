@@ -45,6 +45,10 @@ fn serve(source: &Path) -> Server {
         .args(["serve", "--port", "0", "--source"])
         .arg(source)
         .env("CCWIKI_CACHE_DIR", common::test_cache().join("serve"))
+        .env(
+            "CCWIKI_ARCHIVE_DIR",
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+        )
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -278,6 +282,10 @@ fn a_port_in_use_is_refused_with_the_way_out() {
         .args(["serve", "--port", &port, "--source"])
         .arg(common::demo())
         .env("CCWIKI_CACHE_DIR", common::test_cache().join("serve"))
+        .env(
+            "CCWIKI_ARCHIVE_DIR",
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+        )
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -139,6 +139,10 @@ fn unknown_theme_and_bad_config_are_usage_errors() {
     let run = |args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_ccwiki"))
             .env("CCWIKI_CACHE_DIR", common::test_cache())
+            .env(
+                "CCWIKI_ARCHIVE_DIR",
+                std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+            )
             .args(args)
             .current_dir(tmp.path())
             .output()

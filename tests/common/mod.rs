@@ -61,6 +61,10 @@ pub fn search_cases() -> Vec<(String, Vec<String>)> {
 pub fn cli_search(query: &str) -> Vec<String> {
     let out = Command::new(env!("CARGO_BIN_EXE_ccwiki"))
         .env("CCWIKI_CACHE_DIR", test_cache())
+        .env(
+            "CCWIKI_ARCHIVE_DIR",
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ccwiki-archive"),
+        )
         .args(["search", "--json", "--limit", "20", "--source"])
         .arg(demo())
         .arg(query)

@@ -213,12 +213,13 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted, r: &Redactor) {
 }
 
 /// The same session found in several data roots (the live folder and a
-/// backup of it) is shown once: the copy with the most turns, the first
-/// root's on a tie.
+/// backup of it, the archive) is shown once: the copy with the most turns
+/// (the first root's on a tie), with every sub-agent any copy has (a
+/// sub-agent's file may sit in another root than its session's).
 fn once_per_id(sessions: Vec<Session>) -> Vec<Session> {
     let mut best: HashMap<&str, usize> = HashMap::new();
     for (i, s) in sessions.iter().enumerate() {
-        let size = |s: &Session| (s.turns.len() + s.subagents.len(), s.prompts);
+        let size = |s: &Session| (s.turns.len(), s.prompts, s.subagents.len());
         best.entry(&s.id)
             .and_modify(|b| {
                 if size(s) > size(&sessions[*b]) {
@@ -230,12 +231,30 @@ fn once_per_id(sessions: Vec<Session>) -> Vec<Session> {
     if best.len() == sessions.len() {
         return sessions;
     }
-    let keep: std::collections::HashSet<usize> = best.into_values().collect();
-    sessions
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, s)| keep.contains(&i).then_some(s))
-        .collect()
+    let keep: HashMap<String, usize> = best.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    let mut kept: Vec<Option<Session>> = Vec::with_capacity(sessions.len());
+    let mut others = Vec::new();
+    for (i, s) in sessions.into_iter().enumerate() {
+        if keep.get(s.id.as_str()) == Some(&i) {
+            kept.push(Some(s));
+        } else {
+            kept.push(None);
+            others.push((keep.get(s.id.as_str()).copied(), s));
+        }
+    }
+    for (winner, other) in others {
+        let Some(Some(w)) = winner.map(|i| &mut kept[i]) else {
+            continue;
+        };
+        for agent in other.subagents {
+            if !w.subagents.iter().any(|a| a.id == agent.id) {
+                w.subagents.push(agent);
+            }
+        }
+        w.subagents
+            .sort_by(|a, b| a.started.cmp(&b.started).then_with(|| a.id.cmp(&b.id)));
+    }
+    kept.into_iter().flatten().collect()
 }
 
 fn add_part(

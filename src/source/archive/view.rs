@@ -121,6 +121,9 @@ fn write(archive: &Archive, dir: &Path, wanted: &BTreeMap<&str, Make>) -> Result
     for name in before.keys().filter(|n| !after.contains_key(*n)) {
         let _ = std::fs::remove_file(dir.join(name));
     }
+    if after == before {
+        return Ok(());
+    }
     let json = serde_json::to_vec(&after).unwrap_or_default();
     replace(&record, &json)
 }
