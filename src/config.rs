@@ -68,6 +68,10 @@ pub struct Config {
     pub keep: Option<Vec<String>>,
     /// Warnings fail the build (as `--strict`).
     pub strict: Option<bool>,
+    /// Other paths of a project (worktrees, moved folders, other machines'
+    /// homes) and the project path each stands for.
+    #[serde(default)]
+    pub aliases: BTreeMap<String, String>,
 }
 
 /// A loaded configuration and the directory it lives in (the wiki repository).

@@ -419,3 +419,36 @@ fn the_corpus_is_archived_in_well_under_half_its_size() {
     assert!(raw > 10_000_000, "the corpus was read: {raw}");
     assert!(stored * 2 < raw, "{stored} of {raw}");
 }
+
+#[test]
+fn an_alias_files_a_worktree_under_its_project() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = demo_copy(tmp.path());
+    // A session run in a worktree of tide-api.
+    let wt = data.join("projects/-home-dana-code-tide-api-wt-limits");
+    std::fs::create_dir_all(&wt).unwrap();
+    let text = std::fs::read_to_string(data.join(TIDE).join(format!("{SESSION}.jsonl")))
+        .unwrap()
+        .replace(
+            "/home/dana/code/tide-api",
+            "/home/dana/code/tide-api-wt/limits",
+        )
+        .replace(SESSION, "0e0e0e0e-1111-4222-8333-444444444444");
+    std::fs::write(wt.join("0e0e0e0e-1111-4222-8333-444444444444.jsonl"), text).unwrap();
+
+    let projects = |aliases: Vec<(String, String)>, out: &str| {
+        let mut opts = common::options(vec![data.clone()], tmp.path().join(out));
+        opts.aliases = aliases;
+        let report = ccwiki::build(&opts).unwrap();
+        let page =
+            std::fs::read_to_string(tmp.path().join(out).join("projects/tide-api/index.html"))
+                .unwrap();
+        (report.projects, page.contains("sessions/0e0e0e0e/"))
+    };
+    assert_eq!(projects(Vec::new(), "plain"), (4, false));
+    let alias = vec![(
+        "/home/dana/code/tide-api-wt/limits".to_string(),
+        "/home/dana/code/tide-api".to_string(),
+    )];
+    assert_eq!(projects(alias, "aliased"), (3, true));
+}

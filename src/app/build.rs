@@ -27,6 +27,8 @@ pub struct BuildOptions {
     pub extra_patterns: Vec<(String, String)>,
     /// Project globs to leave out entirely.
     pub exclude: Vec<String>,
+    /// Other paths of a project and the path they stand for (`[aliases]`).
+    pub aliases: Vec<(String, String)>,
     /// The theme's name: bundled, or in the wiki repository's `themes/`.
     pub theme: String,
     /// Where the site is served (informational: links are relative).
@@ -66,6 +68,7 @@ impl BuildOptions {
             redact: self.redact,
             extra_patterns: self.extra_patterns.clone(),
             exclude: self.exclude.clone(),
+            aliases: self.aliases.clone(),
             cache_for: self
                 .cache
                 .then(|| self.cache_site.clone().unwrap_or_else(|| self.out.clone())),
@@ -84,6 +87,7 @@ impl BuildOptions {
             redact: true,
             extra_patterns: Vec::new(),
             exclude: Vec::new(),
+            aliases: Vec::new(),
             theme: "default".to_string(),
             base_path: "/".to_string(),
             site_dir: None,

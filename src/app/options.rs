@@ -106,6 +106,11 @@ pub fn pipeline(flags: &DataFlags, loaded: &Loaded) -> Pipeline {
     p.redact = !flags.no_redact && c.redact.unwrap_or(true);
     p.exclude = c.exclude.clone();
     p.exclude.extend(flags.exclude_project.iter().cloned());
+    p.aliases = c
+        .aliases
+        .iter()
+        .map(|(from, to)| (expand(from), expand(to)))
+        .collect();
     p.extra_patterns = c
         .redact_patterns
         .iter()
@@ -128,6 +133,7 @@ pub fn build_options(data: &DataFlags, site: &SiteFlags) -> Result<BuildOptions,
     opts.redact = p.redact;
     opts.exclude = p.exclude;
     opts.extra_patterns = p.extra_patterns;
+    opts.aliases = p.aliases;
     opts.archive = p.archive;
     if let Some(t) = site.title.clone().or_else(|| c.title.clone()) {
         opts.title = t;
@@ -151,4 +157,11 @@ pub fn build_options(data: &DataFlags, site: &SiteFlags) -> Result<BuildOptions,
         .filter_map(|(k, v)| serde_json::to_value(v).ok().map(|v| (k.clone(), v)))
         .collect();
     Ok(opts)
+}
+
+/// `~/x` as the home folder's `x`, for paths written in ccwiki.toml.
+fn expand(path: &str) -> String {
+    crate::config::expand_home(path)
+        .to_string_lossy()
+        .into_owned()
 }

@@ -1,6 +1,7 @@
 //! The knowledge layer: the redacted model of what was read (projects,
 //! sessions, memories, history), produced by triage and extraction.
 
+pub mod aliases;
 pub mod cache;
 pub mod exclude;
 pub mod extract;

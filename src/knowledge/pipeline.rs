@@ -43,6 +43,8 @@ pub struct Pipeline {
     /// Where the cache and the temporary turns go; None: the user's cache
     /// directory (see [`crate::base::dirs::cache_root`]).
     pub cache_dir: Option<PathBuf>,
+    /// Other paths of a project and the path they stand for (`[aliases]`).
+    pub aliases: Vec<(String, String)>,
     /// The archive to keep every source file in and read deleted ones
     /// from; None: no archive.
     pub archive: Option<PathBuf>,
@@ -141,12 +143,10 @@ impl Pipeline {
         Redactor::new(&self.redact_config(identity)).map_err(pattern_error)
     }
 
-    /// Read everything, redacted.
-    pub fn load(&self) -> Result<(Knowledge, LoadReport), Error> {
-        let mut report = LoadReport::default();
-        let mut sources = timed(&mut report, "discover", || {
-            discover::discover(&self.sources)
-        })?;
+    /// Every data root of the sources, and the archive's view of what
+    /// they no longer have.
+    fn sources(&self, report: &mut LoadReport) -> Result<discover::Sources, Error> {
+        let mut sources = timed(report, "discover", || discover::discover(&self.sources))?;
         report.skips.extend(sources.skips.iter().cloned());
         report.notes.extend(sources.notes.iter().cloned());
         report.roots = sources.roots.iter().map(|r| r.shown_path()).collect();
@@ -156,6 +156,14 @@ impl Pipeline {
             report.archive = Some(with_archive(dir, &mut sources, &mut report.skips)?);
             report.timings.push(("archive", start.elapsed()));
         }
+
+        Ok(sources)
+    }
+
+    /// Read everything, redacted.
+    pub fn load(&self) -> Result<(Knowledge, LoadReport), Error> {
+        let mut report = LoadReport::default();
+        let sources = self.sources(&mut report)?;
 
         // History and session metadata are small: read them raw first, for
         // the identity as much as for the timeline.
@@ -229,6 +237,8 @@ impl Pipeline {
             starts,
             spill,
         };
+        crate::knowledge::aliases::Aliases::new(&self.aliases, &redactor)
+            .apply_to(&mut knowledge, &redactor);
         report.excluded = crate::knowledge::exclude::apply(&mut knowledge, &excluder);
         report.redactions = tally.by_kind(&redactor);
         timed(&mut report, "cache", || cache.save());
