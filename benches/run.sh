@@ -20,12 +20,16 @@
 #      /usr/bin/time -v; run twice (--runs), the faster wall time is reported,
 #      with the higher peak RSS;
 #   4. one `--timings` build (cold as well) to print ccwiki's per-phase times;
-#   5. a rebuild with nothing changed, then a rebuild after one new session:
+#      cold builds run with --no-archive;
+#   5. a cold build that fills a new archive (target/bench-archive/<size>),
+#      reported on its own line with its MB/s and the archive's size;
+#   6. a rebuild with nothing changed (with the archive, and without it to
+#      show what the archive adds), then a rebuild after one new session:
 #      a median-sized session file of the data is copied to a new uuid (the
 #      session id inside rewritten too), the site is rebuilt in place (with
 #      --timings, so the phases show what the cache saved), then the copy is
 #      deleted so the data stays pristine. Whatever the binary caches is used.
-#   6. the floor: `rg -c --no-ignore --hidden '"type"' DIR` (rg recurses by
+#   7. the floor: `rg -c --no-ignore --hidden '"type"' DIR` (rg recurses by
 #      itself; its -r is --replace), best of --runs.
 # Before each measured run the script waits (up to 60 s) for the CPUs to be
 # at most 15% busy, and every figure line shows the CPU time (user + system)
@@ -82,6 +86,7 @@ TARGET="$ROOT/target"
 DATA_ROOT="$TARGET/bench-data"
 OUT_ROOT="${OUT_DIR:-$TARGET/bench-out}"
 CACHE_ROOT="$TARGET/bench-cache"
+ARCHIVE_ROOT="$TARGET/bench-archive"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/ccwiki-bench.XXXXXX")"
 ADDED=""   # a session file added for the rebuild figure, removed on exit
 
@@ -216,6 +221,7 @@ new_uuid() {
 ROWS=()
 FLOOR=()
 REBUILDS=()
+ARCHIVES=()
 CPUS=()
 RENDERS=()
 
@@ -251,7 +257,7 @@ bench() { # bench LABEL GEN-ARGS...
     export CCWIKI_CACHE_DIR="$CACHE_ROOT/$label"
     for i in $(seq 1 "$RUNS"); do
         rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
-        measure "$logs/cold$i.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
+        measure "$logs/cold$i.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet --no-archive
         if [ "$RC" -ne 0 ]; then say "ccwiki build failed (exit $RC):"; cat "$logs/cold$i.log" >&2; exit 1; fi
         say "   cold build $i: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB"
         best=$([ -z "$best" ] && echo "$WALL" || min "$best" "$WALL")
@@ -261,18 +267,34 @@ bench() { # bench LABEL GEN-ARGS...
 
     # Per-phase breakdown (a cold build as well).
     rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
-    measure "$logs/timings.log" "$CCWIKI" build --source "$dir" --out "$out" --timings
+    measure "$logs/timings.log" "$CCWIKI" build --source "$dir" --out "$out" --timings --no-archive
     if [ "$RC" -ne 0 ]; then say "ccwiki build --timings failed (exit $RC):"; cat "$logs/timings.log" >&2; exit 1; fi
     peak=$(max "$peak" "$RSS_MB")
     say "   --timings build: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB; ccwiki says:"
     sed 's/^/     /' "$logs/timings.log" >&2
     RENDERS+=("$(render_row "$label" "$logs/timings.log")")
 
-    # Rebuild with nothing changed, into the existing site.
+    # The archive's first fill: a cold build that also archives everything
+    # (its own line: a one-time cost), then its size against the data's.
+    export CCWIKI_ARCHIVE_DIR="$ARCHIVE_ROOT/$label"
+    rm -rf -- "$outp" "$CCWIKI_CACHE_DIR" "$CCWIKI_ARCHIVE_DIR"; mkdir -p "$outp"
+    measure "$logs/fill.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
+    if [ "$RC" -ne 0 ]; then say "ccwiki build (archive fill) failed (exit $RC):"; cat "$logs/fill.log" >&2; exit 1; fi
+    local fill="$WALL" all stored
+    all=$(du -sb "$dir" | cut -f1)
+    stored=$(du -sb "$CCWIKI_ARCHIVE_DIR/objects" | cut -f1)
+    say "   cold build with the archive's first fill: ${fill} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB; $(mbps "$all" "$fill") MB/s of data; archive $(awk -v b="$stored" 'BEGIN { printf "%.1f MB", b / 1e6 }') = $(awk -v a="$stored" -v b="$all" 'BEGIN { printf "%.1f%%", a * 100 / b }') of the data"
+
+    # Rebuild with nothing changed, into the existing site, with the
+    # archive (as users run it) and without (what the archive adds).
     measure "$logs/same.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
     if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/same.log" >&2; exit 1; fi
     local same="$WALL"
     say "   rebuild, nothing changed: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB"
+    measure "$logs/same-bare.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet --no-archive
+    local samebare="$WALL"
+    say "   rebuild, nothing changed, --no-archive: ${WALL} s (CPU ${CPU} s)"
+    ARCHIVES+=("| $label | $best | $fill | $(mbps "$all" "$fill") | $samebare | $same | $(awk -v b="$stored" 'BEGIN { printf "%.1f", b / 1e6 }') | $(awk -v a="$stored" -v b="$all" 'BEGIN { printf "%.1f%%", a * 100 / b }') |")
 
     # Rebuild after one new session, into the existing site.
     local pick size src newid old dst rebuild
@@ -304,7 +326,7 @@ bench() { # bench LABEL GEN-ARGS...
     FLOOR+=("| $label | $rgbest | $(mbps "$bytes" "$rgbest") | $best | $(mbps "$bytes" "$best") | $(ratio "$best" "$rgbest") |")
     REBUILDS+=("| $label | $best | $same | $rebuild |")
     CPUS+=("| $label | $bestcpu | $rgcpu | $(ratio "$bestcpu" "$rgcpu") | $(mbps "$bytes" "$bestcpu") |")
-    [ "$KEEP" -eq 1 ] || rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"
+    [ "$KEEP" -eq 1 ] || rm -rf -- "$outp" "$CCWIKI_CACHE_DIR" "$CCWIKI_ARCHIVE_DIR"
 }
 
 for s in $SIZES; do
@@ -395,6 +417,15 @@ if [ ${#REBUILDS[@]} -gt 0 ]; then
     echo "| size | cold s | rebuild, nothing changed s | rebuild, one new session s |"
     echo "|---|---:|---:|---:|"
     printf '%s\n' "${REBUILDS[@]}"
+fi
+if [ ${#ARCHIVES[@]} -gt 0 ]; then
+    echo
+    echo "The archive: a cold build without it, the same build filling it the first time (MB/s of the whole"
+    echo "data directory), a rebuild with nothing new without and with it, and its size against the data's."
+    echo
+    echo "| size | cold s, no archive | cold s, first fill | fill MB/s | no-op s, no archive | no-op s, archive | archive MB | of the data |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    printf '%s\n' "${ARCHIVES[@]}"
 fi
 if [ ${#RENDERS[@]} -gt 0 ]; then
     echo

@@ -36,6 +36,15 @@ exclude = []
 # Your own files at the root of the site that a rebuild keeps.
 keep = ["CNAME", ".nojekyll", ".well-known"]
 
+# Where every source file is kept, so that sessions Claude Code deletes stay
+# in the wiki: raw, private data, never inside the site. false: no archive.
+# archive = "~/.local/share/ccwiki/archive"
+
+# Other paths of a project (worktrees, moved folders), each filed under the
+# project path it stands for.
+# [aliases]
+# "~/code/tide-api-wt/limits" = "~/code/tide-api"
+
 # Your own redaction patterns (Rust regex syntax).
 # [[redact_patterns]]
 # kind = "ticket"
