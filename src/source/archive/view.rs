@@ -50,13 +50,18 @@ pub fn is_session(name: &str) -> bool {
         && !parts[2].starts_with("agent-")
 }
 
+/// Whether a build reads the file (the rest is kept, not shown yet).
+fn is_read(name: &str) -> bool {
+    name.starts_with("projects/") || name.starts_with("sessions/") || name == "history.jsonl"
+}
+
 /// Decide what the view holds, then write what changed.
 pub fn build(archive: &Archive, kept: &Kept, dir: &Path) -> Result<View, Error> {
     let mut view = View::default();
     let mut wanted: BTreeMap<&str, Make> = BTreeMap::new();
     let files = archive.files_of(&kept.sources);
     for (name, versions) in &files {
-        if versions.is_empty() {
+        if versions.is_empty() || !is_read(name) {
             continue;
         }
         let ids: Vec<ObjectId> = versions.iter().map(|v| v.object).collect();
