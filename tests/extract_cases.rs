@@ -394,3 +394,55 @@ fn large_files_read_in_pieces_give_the_same_result() {
     }
     assert!(checked >= 10);
 }
+
+#[test]
+fn a_tool_call_keeps_its_arguments_and_its_result_cut_with_errors_marked() {
+    let long = "x".repeat(5_000);
+    let lines = [
+        user("s", "u1", "null", r#""run it""#),
+        assistant(
+            "s",
+            "a1",
+            "msg_1",
+            r#"{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cargo test","description":"Run the tests"}},{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"C:\\work\\a.rs","limit":20}}"#,
+            5,
+        ),
+        user(
+            "s",
+            "u2",
+            r#""a1""#,
+            &format!(
+                r#"[{{"type":"tool_result","tool_use_id":"t2","content":[{{"type":"text","text":"{long}"}}]}},{{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"error: 2 tests failed"}}]"#
+            ),
+        ),
+    ];
+    let x = run(&[("projects/-home-u-p/s.jsonl", lines.join("\n").as_bytes())]);
+    let calls: Vec<_> = turns(session(&x, "s"))
+        .into_iter()
+        .flat_map(|t| match t {
+            Turn::Assistant { blocks, .. } => blocks,
+            _ => Vec::new(),
+        })
+        .filter_map(|b| match b {
+            Block::Tool(c) => Some(c),
+            Block::Text(_) => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 2);
+    let (bash, read) = (&calls[0], &calls[1]);
+    assert_eq!(
+        &*bash.input,
+        "command: cargo test\ndescription: Run the tests"
+    );
+    assert_eq!(bash.result.as_deref(), Some("error: 2 tests failed"));
+    assert!(bash.error);
+    // Values are shown decoded: the path as it is, not JSON-escaped.
+    assert_eq!(&*read.input, "file_path: C:\\work\\a.rs\nlimit: 20");
+    assert!(!read.error);
+    let shown = read.result.as_deref().unwrap_or_default();
+    assert_eq!(
+        shown.chars().count(),
+        ccwiki::knowledge::model::TOOL_TEXT_CHARS
+    );
+    assert!(read.result_bytes > 5_000, "the whole size is known");
+}

@@ -201,3 +201,14 @@ mod tests {
         assert_eq!(t(&long), None);
     }
 }
+
+/// `text` up to its `max`-th character.
+pub fn cut_chars(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    match text.char_indices().nth(max) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}

@@ -100,7 +100,20 @@ pub struct ToolCall {
     pub name: Text,
     /// The argument that says what the call did (a path, a command, a pattern).
     pub arg: Text,
+    /// Every argument, `name: value` a line, cut after [`TOOL_TEXT_CHARS`].
+    pub input: Text,
+    /// What the call returned, cut after [`TOOL_TEXT_CHARS`]; None when
+    /// no result was seen.
+    pub result: Option<Text>,
+    /// The result's whole size in bytes (as written in the transcript).
+    pub result_bytes: u64,
+    /// The result is an error.
+    pub error: bool,
 }
+
+/// How much of a tool call's input and of its result a session keeps:
+/// enough to see what happened, bounded for sessions of many calls.
+pub const TOOL_TEXT_CHARS: usize = 1_500;
 
 /// A piece of an assistant turn, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -79,10 +79,52 @@ pub struct RawBlock<'a> {
     pub kind: Str,
     pub text: Str,
     pub name: Str,
-    pub input: Option<ToolInput>,
+    /// A tool call's arguments, kept raw: read as [`ToolInput`] for the
+    /// one that says what the call did, and shown (cut) in full.
+    #[serde(borrow)]
+    pub input: Option<&'a RawValue>,
+    /// A tool call's id, and the id of the call a result answers.
+    pub id: Str,
+    pub tool_use_id: Str,
+    /// The result is an error.
+    pub is_error: Flag,
     /// A tool result's output, kept raw: only a short prefix is ever decoded.
     #[serde(borrow)]
     pub content: Option<&'a RawValue>,
+}
+
+impl RawBlock<'_> {
+    /// The arguments that say what a tool call did.
+    pub fn tool_input(&self) -> Option<ToolInput> {
+        self.input
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+    }
+}
+
+/// A tool call's arguments as `name: value` lines, values decoded (a path
+/// escaped in JSON is shown, and redacted, as the path it is), cut after
+/// about `max` characters.
+pub fn input_lines(raw: &RawValue, max: usize) -> String {
+    let Ok(fields) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get())
+    else {
+        return crate::base::text::cut_chars(raw.get(), max).to_string();
+    };
+    let mut out = String::new();
+    for (key, value) in fields {
+        if out.chars().count() >= max {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&key);
+        out.push_str(": ");
+        match value {
+            serde_json::Value::String(s) => out.push_str(&s),
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    crate::base::text::cut_chars(&out, max).to_string()
 }
 
 /// The arguments of a tool call that say what it did.

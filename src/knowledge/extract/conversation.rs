@@ -4,9 +4,9 @@
 //! lines of one API response by `message.id`, tells real prompts from tool
 //! results, meta lines and slash commands, and counts usage once per response.
 
-use crate::knowledge::model::{Block, CompactKind, Text, ToolCall, Turn, Usage};
+use crate::knowledge::model::{Block, CompactKind, Text, ToolCall, Turn, Usage, TOOL_TEXT_CHARS};
 use crate::knowledge::redact::{Scrub, LOOKAHEAD};
-use crate::source::record::{output_prefix, Content, Message, RawBlock, Record};
+use crate::source::record::{input_lines, output_prefix, Content, Message, RawBlock, Record};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -148,12 +148,27 @@ pub struct Conversation {
     /// previous piece may have it.
     #[serde(skip)]
     orphan_summaries: Vec<usize>,
+    /// Tool calls waiting for their result: id → (turn, block).
+    #[serde(skip)]
+    pending: HashMap<String, (usize, usize)>,
+    /// Results this piece found no call for: the previous piece may have it.
+    #[serde(skip)]
+    orphan_results: Vec<(String, ToolResult)>,
+}
+
+/// A tool call's result, as a session keeps it.
+#[derive(Debug, Clone)]
+struct ToolResult {
+    text: Text,
+    bytes: u64,
+    error: bool,
 }
 
 impl Conversation {
     /// Let go of the lookup tables that only reading needed.
     pub fn settle(&mut self) {
         self.by_message_id = HashMap::new();
+        self.pending = HashMap::new();
         self.outputs.shrink_to_fit();
     }
 
@@ -193,6 +208,9 @@ impl Conversation {
                     .any(|b| b.kind.as_deref() == Some("tool_result"))
                 {
                     for b in blocks {
+                        self.tool_result(b, sc);
+                    }
+                    for b in blocks {
                         if self.outputs.len() >= OUTPUT_SAMPLES {
                             break;
                         }
@@ -211,6 +229,34 @@ impl Conversation {
             Content::None => return,
         };
         self.user_text(&text, ts, sc);
+    }
+
+    /// A tool result: kept (cut, redacted) with the call it answers.
+    fn tool_result(&mut self, b: &RawBlock, sc: &mut Scrub) {
+        let (Some(id), Some(content)) = (b.tool_use_id.as_deref(), b.content) else {
+            return;
+        };
+        let text = output_prefix(content, TOOL_TEXT_CHARS + LOOKAHEAD).unwrap_or_default();
+        let result = ToolResult {
+            text: sc.prefix(&text, TOOL_TEXT_CHARS),
+            bytes: content.get().len() as u64,
+            error: b.is_error.is_true(),
+        };
+        match self.pending.remove(id) {
+            Some(at) => self.attach(at, result),
+            None => self.orphan_results.push((id.to_string(), result)),
+        }
+    }
+
+    /// Put `result` on the call at (turn, block).
+    fn attach(&mut self, (turn, block): (usize, usize), result: ToolResult) {
+        if let Some(Turn::Assistant { blocks, .. }) = self.turns.get_mut(turn) {
+            if let Some(Block::Tool(call)) = blocks.get_mut(block) {
+                call.result = Some(result.text);
+                call.result_bytes = result.bytes;
+                call.error = result.error;
+            }
+        }
     }
 
     /// Text a user (or a local command) put into the conversation.
@@ -269,6 +315,7 @@ impl Conversation {
             Content::None => Vec::new(),
         };
         let mut new_blocks = Vec::new();
+        let mut calls = Vec::new();
         for b in blocks {
             match b.kind.as_deref() {
                 Some("text") => {
@@ -279,7 +326,10 @@ impl Conversation {
                 Some("tool_use") | Some("server_tool_use") => {
                     let call = tool_call(&b, sc);
                     *self.tools.entry(call.name.clone()).or_insert(0) += 1;
-                    if let Some(input) = &b.input {
+                    if let Some(id) = b.id.0.clone().filter(|i| !i.is_empty()) {
+                        calls.push((id, new_blocks.len()));
+                    }
+                    if let Some(input) = &b.tool_input() {
                         for p in [&input.file_path, &input.notebook_path] {
                             if let Some(p) = p.as_deref() {
                                 self.files_touched.insert(sc.text(p));
@@ -293,11 +343,18 @@ impl Conversation {
         }
         // Lines of one response share message.id: merge them, count usage once.
         let id = msg.id.0.filter(|s| !s.is_empty());
-        if let Some(idx) = id.as_ref().and_then(|id| self.by_message_id.get(id)) {
-            if let Some(Turn::Assistant { blocks, .. }) = self.turns.get_mut(*idx) {
+        if let Some(&idx) = id.as_ref().and_then(|id| self.by_message_id.get(id)) {
+            if let Some(Turn::Assistant { blocks, .. }) = self.turns.get_mut(idx) {
+                let offset = blocks.len();
                 blocks.extend(new_blocks);
+                for (call, j) in calls {
+                    self.pending.insert(call, (idx, offset + j));
+                }
             }
             return;
+        }
+        for (call, j) in calls {
+            self.pending.insert(call, (self.turns.len(), j));
         }
         self.assistant_turns += 1;
         if let Some(u) = &msg.usage {
@@ -389,10 +446,13 @@ impl Conversation {
             .map(|(id, i)| (*i, id.clone()))
             .collect();
         let (mut dup_turns, mut dup_usage) = (0u64, Usage::default());
+        // Where each of next's turns went: (turn, offset of its blocks).
+        let mut placed = vec![(usize::MAX, 0); next.turns.len()];
         for (i, turn) in std::mem::take(&mut next.turns).into_iter().enumerate() {
             if moved[i] {
                 continue;
             }
+            placed[i] = (self.turns.len(), 0);
             if let Some(id) = id_at.get(&i) {
                 if let Some(&mine) = self.by_message_id.get(id) {
                     if let (
@@ -400,6 +460,7 @@ impl Conversation {
                         Turn::Assistant { blocks: more, .. },
                     ) = (self.turns.get_mut(mine), turn)
                     {
+                        placed[i] = (mine, blocks.len());
                         blocks.extend(more);
                     }
                     dup_turns += 1;
@@ -412,6 +473,7 @@ impl Conversation {
             }
             self.turns.push(turn);
         }
+        self.pair_across(next.orphan_results, next.pending, &placed);
         self.prompts += next.prompts;
         self.assistant_turns += next.assistant_turns - dup_turns;
         self.usage.add(&next.usage);
@@ -433,9 +495,32 @@ impl Conversation {
         }
     }
 
+    /// Results of the next piece that answer this piece's calls, and the
+    /// next piece's calls still waiting (at the places `placed` says).
+    fn pair_across(
+        &mut self,
+        results: Vec<(String, ToolResult)>,
+        pending: HashMap<String, (usize, usize)>,
+        placed: &[(usize, usize)],
+    ) {
+        for (id, result) in results {
+            match self.pending.remove(&id) {
+                Some(at) => self.attach(at, result),
+                None => self.orphan_results.push((id, result)),
+            }
+        }
+        for (id, (turn, block)) in pending {
+            if let Some(&(to, offset)) = placed.get(turn).filter(|p| p.0 != usize::MAX) {
+                self.pending.insert(id, (to, offset + block));
+            }
+        }
+    }
+
     /// Drop per-message bookkeeping once the conversation is complete.
     pub fn finish(&mut self) {
         self.by_message_id = HashMap::new();
+        self.pending = HashMap::new();
+        self.orphan_results = Vec::new();
         self.usage_by_id = None;
         self.orphan_summaries = Vec::new();
     }
@@ -467,7 +552,7 @@ pub fn text_of(content: &Content) -> String {
 fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
     let name = b.name.as_deref().unwrap_or("tool").to_string();
     let arg = b
-        .input
+        .tool_input()
         .as_ref()
         .map(|i| {
             let pick = |fields: &[&crate::source::jsonl::Str]| {
@@ -510,9 +595,17 @@ fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
             }
         })
         .unwrap_or_default();
+    let input = b
+        .input
+        .map(|raw| input_lines(raw, TOOL_TEXT_CHARS + LOOKAHEAD))
+        .unwrap_or_default();
     ToolCall {
         name: sc.owned(name),
         arg: sc.one_line(&arg, 160),
+        input: sc.prefix(&input, TOOL_TEXT_CHARS),
+        result: None,
+        result_bytes: 0,
+        error: false,
     }
 }
 

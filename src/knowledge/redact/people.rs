@@ -96,6 +96,9 @@ const ANY_NAME: &str = r"[\w-]+(?:\.[\w-]+)*";
 /// The compiled home and name rules.
 pub(super) struct People {
     re: Regex,
+    /// Someone's home at the start of a text: what an owner's home glued
+    /// to more letters (`C:\Users\Danathe`, a cut in a tool's output) is.
+    other: Regex,
     /// Capture groups: owner's home, its dashed form, someone else's home,
     /// owner's name.
     groups: [Option<usize>; 4],
@@ -152,9 +155,10 @@ impl People {
             alts.push(format!("(?P<u>(?i:{}))", users.join("|")));
         }
         let re = build("home", &alts.join("|"))?;
+        let other = build("home", &format!("^(?:{others})"))?;
         let group = |name: &str| re.capture_names().position(|n| n == Some(name));
         let groups = [group("h"), group("d"), group("o"), group("u")];
-        Ok(People { re, groups })
+        Ok(People { re, other, groups })
     }
 }
 
@@ -308,7 +312,20 @@ impl Redactor {
                 .position(|g| g.is_some_and(|g| locs.get(g).is_some()))
                 .unwrap_or(NAME);
             if !bounded(text, s, e, group) || st.overlaps_marker(s, e) {
-                pos = next_char(text, s);
+                // The owner's home glued to more letters is still a home.
+                let glued = (group == OWNER_HOME)
+                    .then(|| people.other.find(&text[s..]))
+                    .flatten()
+                    .map(|o| s + o.end())
+                    .filter(|&e| bounded(text, s, e, OTHER_HOME) && !st.overlaps_marker(s, e));
+                match glued {
+                    Some(e) => {
+                        rw.replace(s, e, "~user");
+                        self.bump(st, K_HOME);
+                        pos = e;
+                    }
+                    None => pos = next_char(text, s),
+                }
                 continue;
             }
             let (with, kind) = match group {

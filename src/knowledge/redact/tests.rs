@@ -555,6 +555,10 @@ fn windows_homes() {
     assert_eq!(red.redact("/mnt/c/Users/Eve/proj"), "~/proj");
     // another drive's Eve is somebody else as far as anyone can tell
     assert_eq!(red.redact("D:\\Users\\Eve\\x"), "~user\\x");
+    // the owner's home glued to more letters (a cut in a tool's output)
+    // is still somebody's home: the name never shows
+    assert_eq!(red.redact("C:\\Users\\Evethe key"), "~user key");
+    assert_eq!(red.redact("/home/eve2/x"), "~user/x");
     // forward-slash config form works the same
     let red = homes(&["c:/Users/Eve"]);
     assert_eq!(red.redact("C:\\Users\\EVE\\x"), "~\\x");

@@ -224,16 +224,7 @@ impl<'r> Scrub<'r> {
 /// whatever one line of a transcript holds.
 pub const TEXT_MAX: usize = 1 << 20;
 
-/// `text` up to its `max`-th character.
-pub(crate) fn cut_chars(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    match text.char_indices().nth(max) {
-        Some((i, _)) => &text[..i],
-        None => text,
-    }
-}
+pub(crate) use crate::base::text::cut_chars;
 
 /// Remove what must never reach a page or a terminal: NUL and the other C0
 /// controls but tab and line breaks, DEL, C1 controls, ANSI escape

@@ -57,7 +57,13 @@ fn turn_chars(t: &Turn) -> usize {
             .iter()
             .map(|b| match b {
                 Block::Text(t) => t.len(),
-                Block::Tool(c) => c.name.len() + c.arg.len() + 40,
+                Block::Tool(c) => {
+                    c.name.len()
+                        + c.arg.len()
+                        + c.input.len()
+                        + c.result.as_ref().map_or(0, |r| r.len())
+                        + 200
+                }
             })
             .sum(),
         Turn::Command { name, args, .. } => name.len() + args.len(),

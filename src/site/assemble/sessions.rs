@@ -159,6 +159,10 @@ fn turn_views_from<'a>(
                         Block::Tool(c) => BlockView::Tool {
                             name: &c.name,
                             arg: &c.arg,
+                            input: &c.input,
+                            result: c.result.as_deref(),
+                            cut: result_cut(c),
+                            error: c.error,
                         },
                     })
                     .collect(),
@@ -178,6 +182,19 @@ fn turn_views_from<'a>(
             },
         })
         .collect()
+}
+
+/// The whole size of a tool result of which only the start is kept.
+fn result_cut(c: &crate::knowledge::model::ToolCall) -> Option<String> {
+    let shown = c.result.as_ref()?.len() as u64;
+    // The transcript's size counts JSON quoting: only a clear cut is said.
+    (c.result_bytes > shown + 64 && c.result_bytes > 1_000).then(|| {
+        if c.result_bytes >= 1_000_000 {
+            format!("{:.1} MB", c.result_bytes as f64 / 1e6)
+        } else {
+            format!("{:.1} KB", c.result_bytes as f64 / 1e3)
+        }
+    })
 }
 
 /// One page of a session. Its turns are read back from the spill only when

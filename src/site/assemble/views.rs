@@ -143,8 +143,19 @@ pub struct MemoryView<'m> {
 #[derive(Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BlockView<'m> {
-    Text { text: &'m str },
-    Tool { name: &'m str, arg: &'m str },
+    Text {
+        text: &'m str,
+    },
+    Tool {
+        name: &'m str,
+        arg: &'m str,
+        /// Every argument, `name: value` a line (cut).
+        input: &'m str,
+        result: Option<&'m str>,
+        /// The result's whole size ("48.2 KB") when only its start is shown.
+        cut: Option<String>,
+        error: bool,
+    },
 }
 
 /// One step of a conversation.
