@@ -151,6 +151,17 @@ pub fn json_for_script(json: &str) -> String {
     out
 }
 
+/// `text` up to its `max`-th character.
+pub fn cut_chars(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    match text.char_indices().nth(max) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,16 +210,5 @@ mod tests {
         // A long line costs no more than its first few hundred characters.
         let long = format!("{}x", "[".repeat(1_000_000));
         assert_eq!(t(&long), None);
-    }
-}
-
-/// `text` up to its `max`-th character.
-pub fn cut_chars(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    match text.char_indices().nth(max) {
-        Some((i, _)) => &text[..i],
-        None => text,
     }
 }

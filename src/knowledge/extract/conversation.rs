@@ -293,6 +293,39 @@ impl Conversation {
         }
     }
 
+    /// The blocks of a response the wiki shows, and its tool calls' ids
+    /// with their places among them.
+    fn blocks(&mut self, raw: Vec<RawBlock>, sc: &mut Scrub) -> (Vec<Block>, Vec<(String, usize)>) {
+        let mut blocks = Vec::new();
+        let mut calls = Vec::new();
+        for b in raw {
+            match b.kind.as_deref() {
+                Some("text") => {
+                    if let Some(t) = b.text.0.filter(|t| !t.trim().is_empty()) {
+                        blocks.push(Block::Text(sc.owned(t)));
+                    }
+                }
+                Some("tool_use") | Some("server_tool_use") => {
+                    let call = tool_call(&b, sc);
+                    *self.tools.entry(call.name.clone()).or_insert(0) += 1;
+                    if let Some(id) = b.id.0.clone().filter(|i| !i.is_empty()) {
+                        calls.push((id, blocks.len()));
+                    }
+                    if let Some(input) = &b.tool_input() {
+                        for p in [&input.file_path, &input.notebook_path] {
+                            if let Some(p) = p.as_deref() {
+                                self.files_touched.insert(sc.text(p));
+                            }
+                        }
+                    }
+                    blocks.push(Block::Tool(call));
+                }
+                _ => {}
+            }
+        }
+        (blocks, calls)
+    }
+
     /// An `assistant` line: one block of a response, or all of it.
     pub fn assistant(&mut self, msg: Message, ts: Option<DateTime<Utc>>, sc: &mut Scrub) {
         let model = msg
@@ -314,33 +347,7 @@ impl Conversation {
             }],
             Content::None => Vec::new(),
         };
-        let mut new_blocks = Vec::new();
-        let mut calls = Vec::new();
-        for b in blocks {
-            match b.kind.as_deref() {
-                Some("text") => {
-                    if let Some(t) = b.text.0.filter(|t| !t.trim().is_empty()) {
-                        new_blocks.push(Block::Text(sc.owned(t)));
-                    }
-                }
-                Some("tool_use") | Some("server_tool_use") => {
-                    let call = tool_call(&b, sc);
-                    *self.tools.entry(call.name.clone()).or_insert(0) += 1;
-                    if let Some(id) = b.id.0.clone().filter(|i| !i.is_empty()) {
-                        calls.push((id, new_blocks.len()));
-                    }
-                    if let Some(input) = &b.tool_input() {
-                        for p in [&input.file_path, &input.notebook_path] {
-                            if let Some(p) = p.as_deref() {
-                                self.files_touched.insert(sc.text(p));
-                            }
-                        }
-                    }
-                    new_blocks.push(Block::Tool(call));
-                }
-                _ => {}
-            }
-        }
+        let (new_blocks, calls) = self.blocks(blocks, sc);
         // Lines of one response share message.id: merge them, count usage once.
         let id = msg.id.0.filter(|s| !s.is_empty());
         if let Some(&idx) = id.as_ref().and_then(|id| self.by_message_id.get(id)) {
