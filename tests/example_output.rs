@@ -90,3 +90,22 @@ fn every_internal_link_of_the_demo_wiki_leads_somewhere() {
         ]
     );
 }
+
+#[test]
+fn every_call_that_started_a_sub_agent_links_to_it_and_back() {
+    let site = root().join("example-output");
+    let mut linked = 0;
+    for entry in std::fs::read_dir(site.join("sessions")).unwrap() {
+        let page = entry.unwrap().path().join("index.html");
+        let Ok(html) = std::fs::read_to_string(&page) else {
+            continue;
+        };
+        let agents = html.matches("class=\"subagent\"").count();
+        let calls = html.matches("↓ The sub-agent it started").count();
+        let backs = html.matches("↑ The call that started it").count();
+        // The demo's sub-agents were all started by a call of their session.
+        assert_eq!((calls, backs), (agents, agents), "{}", page.display());
+        linked += agents;
+    }
+    assert_eq!(linked, 4, "the demo's four sub-agents");
+}

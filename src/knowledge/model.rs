@@ -109,6 +109,15 @@ pub struct ToolCall {
     pub result_bytes: u64,
     /// The result is an error.
     pub error: bool,
+    /// For a call that starts a sub-agent (Task, Agent): the key of the
+    /// prompt it gave, which is the sub-agent's first prompt.
+    pub launches: Option<u64>,
+}
+
+/// The key that ties a sub-agent to the call that started it: a hash of
+/// the prompt (as written, before redaction) the call gave it.
+pub fn prompt_key(prompt: &str) -> u64 {
+    crate::base::hash::hash_bytes(prompt.trim().as_bytes())
 }
 
 /// How much of a tool call's input and of its result a session keeps:
@@ -181,6 +190,8 @@ pub struct Subagent {
     pub turns: Turns,
     pub assistant_turns: u64,
     pub started: Option<DateTime<Utc>>,
+    /// [`prompt_key`] of its first prompt: which call started it.
+    pub prompt_key: Option<u64>,
 }
 
 /// Titles a session may carry; [`Session::title`] picks among them.
@@ -324,6 +335,7 @@ mod tests {
                     turns: Turns::default(),
                     assistant_turns: 0,
                     started: None,
+                    prompt_key: None,
                 })
                 .into_iter()
                 .collect(),

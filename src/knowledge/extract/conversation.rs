@@ -4,7 +4,9 @@
 //! lines of one API response by `message.id`, tells real prompts from tool
 //! results, meta lines and slash commands, and counts usage once per response.
 
-use crate::knowledge::model::{Block, CompactKind, Text, ToolCall, Turn, Usage, TOOL_TEXT_CHARS};
+use crate::knowledge::model::{
+    prompt_key, Block, CompactKind, Text, ToolCall, Turn, Usage, TOOL_TEXT_CHARS,
+};
 use crate::knowledge::redact::{Scrub, LOOKAHEAD};
 use crate::source::record::{input_lines, output_prefix, Content, Message, RawBlock, Record};
 use chrono::{DateTime, Utc};
@@ -148,6 +150,9 @@ pub struct Conversation {
     /// previous piece may have it.
     #[serde(skip)]
     orphan_summaries: Vec<usize>,
+    /// [`prompt_key`] of the first user text: for a sub-agent, which call
+    /// started it.
+    pub first_prompt_key: Option<u64>,
     /// Tool calls waiting for their result: id → (turn, block).
     #[serde(skip)]
     pending: HashMap<String, (usize, usize)>,
@@ -199,6 +204,12 @@ impl Conversation {
         }
         if rec.is_meta.is_true() {
             return;
+        }
+        if self.first_prompt_key.is_none() {
+            let text = text_of(&msg.content);
+            if !text.trim().is_empty() {
+                self.first_prompt_key = Some(prompt_key(&text));
+            }
         }
         let text = match &msg.content {
             Content::Text(s) => s.clone(),
@@ -481,6 +492,9 @@ impl Conversation {
             self.turns.push(turn);
         }
         self.pair_across(next.orphan_results, next.pending, &placed);
+        if self.first_prompt_key.is_none() {
+            self.first_prompt_key = next.first_prompt_key;
+        }
         self.prompts += next.prompts;
         self.assistant_turns += next.assistant_turns - dup_turns;
         self.usage.add(&next.usage);
@@ -606,6 +620,11 @@ fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
         .input
         .map(|raw| input_lines(raw, TOOL_TEXT_CHARS + LOOKAHEAD))
         .unwrap_or_default();
+    let launches = matches!(name.as_str(), "Task" | "Agent")
+        .then(|| b.tool_input())
+        .flatten()
+        .and_then(|i| i.prompt.0)
+        .map(|p| prompt_key(&p));
     ToolCall {
         name: sc.owned(name),
         arg: sc.one_line(&arg, 160),
@@ -613,6 +632,7 @@ fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
         result: None,
         result_bytes: 0,
         error: false,
+        launches,
     }
 }
 

@@ -413,6 +413,7 @@ impl ReaderState {
                     started: self.agent_conv.first,
                     assistant_turns: self.agent_conv.assistant_turns,
                     turns: turns.into(),
+                    prompt_key: self.agent_conv.first_prompt_key,
                 },
             ));
         }
@@ -688,6 +689,7 @@ fn inline_subagent(id: Text, mut conv: Conversation, sc: &mut Scrub) -> Subagent
         started: conv.first,
         assistant_turns: conv.assistant_turns,
         turns: conv.turns.into(),
+        prompt_key: conv.first_prompt_key,
     }
 }
 

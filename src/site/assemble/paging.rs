@@ -50,6 +50,54 @@ pub struct Paging {
     pub pages: usize,
 }
 
+/// Which call started which sub-agent, and where each is.
+#[derive(Debug, Clone, Default)]
+pub struct AgentLinks {
+    /// A starting call's prompt key → the sub-agent's index.
+    pub by_key: std::collections::HashMap<u64, usize>,
+    /// The page of each sub-agent.
+    pub agent_page: Vec<usize>,
+    /// The page of the call that started each sub-agent, if it was found.
+    pub call_page: Vec<Option<usize>>,
+}
+
+impl AgentLinks {
+    /// Tie each sub-agent (by its first prompt's key) to the call that
+    /// gave it that prompt.
+    pub fn new(
+        turns: &[Turn],
+        keys: impl Iterator<Item = Option<u64>>,
+        paging: &Paging,
+    ) -> AgentLinks {
+        let mut links = AgentLinks {
+            agent_page: paging.subagents.clone(),
+            ..AgentLinks::default()
+        };
+        for (i, key) in keys.enumerate() {
+            if let Some(k) = key {
+                links.by_key.entry(k).or_insert(i);
+            }
+        }
+        links.call_page = vec![None; links.agent_page.len()];
+        for (t, turn) in turns.iter().enumerate() {
+            let Turn::Assistant { blocks, .. } = turn else {
+                continue;
+            };
+            for b in blocks {
+                if let Block::Tool(c) = b {
+                    if let Some(&a) = c.launches.as_ref().and_then(|k| links.by_key.get(k)) {
+                        let slot = &mut links.call_page[a];
+                        if slot.is_none() {
+                            *slot = paging.turns.get(t).copied();
+                        }
+                    }
+                }
+            }
+        }
+        links
+    }
+}
+
 fn turn_chars(t: &Turn) -> usize {
     100 + match t {
         Turn::Prompt { text, .. } | Turn::CommandOutput { text } => text.len(),

@@ -4,7 +4,8 @@
 use super::format::{clock, date_time, duration, month_key};
 use super::links::Links;
 use super::paging::{
-    paginate, part_title, session_page_href, split_groups, turn_anchors_from, PageSpan, LIST_ROWS,
+    paginate, part_title, session_page_href, split_groups, turn_anchors_from, AgentLinks, PageSpan,
+    LIST_ROWS,
 };
 use super::projects::tool_counts;
 use super::views::{
@@ -12,6 +13,7 @@ use super::views::{
 };
 use super::{Page, View};
 use crate::knowledge::model::{Block, CompactKind, Session, SubagentLayout, Turn};
+use std::sync::Arc;
 
 /// The list of sessions by month, newest first, in pages of [`LIST_ROWS`].
 pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
@@ -64,13 +66,14 @@ pub(super) fn pages<'m>(
 ) -> Result<(Vec<Page<'m>>, Vec<crate::site::search::Doc>), crate::Error> {
     use rayon::prelude::*;
     let model = l.model;
-    let laid_out: Vec<(Vec<PageSpan>, crate::site::search::Doc)> = l
+    let laid_out: Vec<(Vec<PageSpan>, crate::site::search::Doc, Arc<AgentLinks>)> = l
         .sessions
         .par_iter()
         .map(|&i| {
             let s = &model.sessions[i];
             let (turns, agents) = model.spill.load_session(s)?;
             let paging = paginate(&turns, &agents);
+            let links = AgentLinks::new(&turns, s.subagents.iter().map(|a| a.prompt_key), &paging);
             let project = l.session_project[i]
                 .as_deref()
                 .and_then(|k| l.projects.get(k))
@@ -83,12 +86,12 @@ pub(super) fn pages<'m>(
                 project,
                 &paging,
             );
-            Ok((paging.spans(&turns), doc))
+            Ok((paging.spans(&turns), doc, std::sync::Arc::new(links)))
         })
         .collect::<Result<_, crate::Error>>()?;
     let mut pages = Vec::new();
     let mut docs = Vec::with_capacity(laid_out.len());
-    for (&i, (spans, doc)) in l.sessions.iter().zip(laid_out) {
+    for (&i, (spans, doc, agents)) in l.sessions.iter().zip(laid_out) {
         docs.push(doc);
         let s = &model.sessions[i];
         let first = l.session_href[i].clone().unwrap_or_default();
@@ -115,6 +118,7 @@ pub(super) fn pages<'m>(
                     page,
                     pages: count,
                     first_href: first.clone(),
+                    agents: agents.clone(),
                 }),
             });
         }
@@ -163,6 +167,9 @@ fn turn_views_from<'a>(
                             result: c.result.as_deref(),
                             cut: result_cut(c),
                             error: c.error,
+                            launches: c.launches,
+                            agent_href: None,
+                            anchor: None,
                         },
                     })
                     .collect(),
@@ -208,6 +215,8 @@ pub struct SessionPage<'m> {
     page: usize,
     pages: usize,
     first_href: String,
+    /// Which call started which sub-agent (shared by the session's pages).
+    agents: Arc<AgentLinks>,
 }
 
 /// The turns of one session page, read back from the spill.
@@ -233,12 +242,43 @@ impl<'m> SessionPage<'m> {
 }
 
 impl LoadedPage<'_> {
+    /// Link each call that started a sub-agent to it, and give it the
+    /// anchor the sub-agent links back to.
+    fn link_calls(&self, turns: &mut [TurnView<'_>]) {
+        let p = self.page;
+        for t in turns {
+            let TurnView::Assistant { blocks, .. } = t else {
+                continue;
+            };
+            for b in blocks {
+                if let BlockView::Tool {
+                    launches: Some(key),
+                    agent_href,
+                    anchor,
+                    ..
+                } = b
+                {
+                    if let Some(&k) = p.agents.by_key.get(key) {
+                        let page = p.agents.agent_page.get(k).copied().unwrap_or(0);
+                        *agent_href = Some(format!(
+                            "{}#agent-{}",
+                            session_page_href(&p.first_href, page),
+                            k + 1
+                        ));
+                        *anchor = Some(format!("task-{}", k + 1));
+                    }
+                }
+            }
+        }
+    }
+
     /// The template's context.
     pub fn view(&self) -> SessionView<'_> {
         let p = self.page;
         let s = p.session;
         let tools = tool_counts(s.tools.iter().map(|(k, v)| (k.as_str(), *v)));
         let mut turns = turn_views_from(&self.turns, "", p.span.anchored_before);
+        self.link_calls(&mut turns);
         // A page starts with a speaker, even in the middle of the assistant's run.
         if let Some(TurnView::Assistant { continued, .. }) = turns.first_mut() {
             *continued = false;
@@ -280,6 +320,9 @@ impl LoadedPage<'_> {
                     description: a.description.as_deref(),
                     assistant_turns: a.assistant_turns,
                     turns: turn_views(agent_turns, &format!("s{}-", k + 1)),
+                    called_from: p.agents.call_page.get(k).copied().flatten().map(|page| {
+                        format!("{}#task-{}", session_page_href(&p.first_href, page), k + 1)
+                    }),
                 })
                 .collect(),
             page: p.page + 1,

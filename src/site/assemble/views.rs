@@ -155,6 +155,13 @@ pub enum BlockView<'m> {
         /// The result's whole size ("48.2 KB") when only its start is shown.
         cut: Option<String>,
         error: bool,
+        /// The key of the sub-agent this call started (see `agent_href`).
+        #[serde(skip)]
+        launches: Option<u64>,
+        /// Where the sub-agent it started is (from the site's root).
+        agent_href: Option<String>,
+        /// The call's own anchor (`task-N`), which that sub-agent links back to.
+        anchor: Option<String>,
     },
 }
 
@@ -201,6 +208,8 @@ pub struct SubagentView<'m> {
     pub description: Option<&'m str>,
     pub assistant_turns: u64,
     pub turns: Vec<TurnView<'m>>,
+    /// The call that started it (from the site's root), when known.
+    pub called_from: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
