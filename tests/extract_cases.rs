@@ -446,3 +446,44 @@ fn a_tool_call_keeps_its_arguments_and_its_result_cut_with_errors_marked() {
     );
     assert!(read.result_bytes > 5_000, "the whole size is known");
 }
+
+#[test]
+fn calls_that_change_a_file_keep_what_they_replaced() {
+    let lines = [
+        user("s", "u1", "null", r#""edit it""#),
+        assistant(
+            "s",
+            "a1",
+            "msg_1",
+            r#"{"type":"tool_use","id":"t1","name":"MultiEdit","input":{"file_path":"/home/u/p/a.rs","edits":[{"old_string":"a","new_string":"b"},{"old_string":"c","new_string":"d"}]}},{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"/home/u/p/n.rs","content":"fn main() {}\n"}},{"type":"tool_use","id":"t3","name":"Bash","input":{"command":"ls"}}"#,
+            5,
+        ),
+    ];
+    let x = run(&[("projects/-home-u-p/s.jsonl", lines.join("\n").as_bytes())]);
+    let calls: Vec<_> = turns(session(&x, "s"))
+        .into_iter()
+        .flat_map(|t| match t {
+            Turn::Assistant { blocks, .. } => blocks,
+            _ => Vec::new(),
+        })
+        .filter_map(|b| match b {
+            Block::Tool(c) => Some(c),
+            Block::Text(_) => None,
+        })
+        .collect();
+    let pairs = |i: usize| -> Vec<(String, String)> {
+        calls[i]
+            .edits
+            .iter()
+            .map(|e| (e.old.to_string(), e.new.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        pairs(0),
+        [("a".into(), "b".into()), ("c".into(), "d".into())]
+    );
+    assert_eq!(pairs(1), [(String::new(), "fn main() {}\n".to_string())]);
+    assert!(pairs(2).is_empty());
+    // What the diff shows is not repeated in the arguments.
+    assert_eq!(&*calls[1].input, "file_path: /home/u/p/n.rs");
+}

@@ -112,7 +112,20 @@ pub struct ToolCall {
     /// For a call that starts a sub-agent (Task, Agent): the key of the
     /// prompt it gave, which is the sub-agent's first prompt.
     pub launches: Option<u64>,
+    /// For a call that changes a file: what it replaced, shown as a diff.
+    pub edits: Vec<Edit>,
 }
+
+/// One replacement in a file, each side cut after [`EDIT_CHARS`]; `old`
+/// is empty for a whole new text (Write).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Edit {
+    pub old: Text,
+    pub new: Text,
+}
+
+/// How much of each side of an edit a session keeps.
+pub const EDIT_CHARS: usize = 4_000;
 
 /// The key that ties a sub-agent to the call that started it: a hash of
 /// the prompt (as written, before redaction) the call gave it.

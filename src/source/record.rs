@@ -101,10 +101,57 @@ impl RawBlock<'_> {
     }
 }
 
+/// The arguments of the calls that change a file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct EditInput {
+    old_string: Option<String>,
+    new_string: Option<String>,
+    content: Option<String>,
+    new_source: Option<String>,
+    edits: Vec<EditPair>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct EditPair {
+    old_string: Option<String>,
+    new_string: Option<String>,
+}
+
+/// The arguments an edit shows as a diff rather than as lines.
+pub const EDIT_ARGS: &[&str] = &["old_string", "new_string", "content", "new_source", "edits"];
+
+/// What a call that changes a file replaced, as (old, new) pairs: Edit's
+/// one, MultiEdit's each, Write's and NotebookEdit's whole new text (the
+/// old one is not in the call). Empty for other tools.
+pub fn edits_of(tool: &str, raw: &RawValue) -> Vec<(String, String)> {
+    if !matches!(tool, "Edit" | "MultiEdit" | "Write" | "NotebookEdit") {
+        return Vec::new();
+    }
+    let Ok(input) = serde_json::from_str::<EditInput>(raw.get()) else {
+        return Vec::new();
+    };
+    let pair =
+        |o: Option<String>, n: Option<String>| (o.unwrap_or_default(), n.unwrap_or_default());
+    let mut out: Vec<(String, String)> = input
+        .edits
+        .into_iter()
+        .map(|e| pair(e.old_string, e.new_string))
+        .collect();
+    if input.old_string.is_some() || input.new_string.is_some() {
+        out.insert(0, pair(input.old_string, input.new_string));
+    }
+    if let Some(whole) = input.content.or(input.new_source) {
+        out.push((String::new(), whole));
+    }
+    out
+}
+
 /// A tool call's arguments as `name: value` lines, values decoded (a path
 /// escaped in JSON is shown, and redacted, as the path it is), cut after
-/// about `max` characters.
-pub fn input_lines(raw: &RawValue, max: usize) -> String {
+/// about `max` characters; the arguments named in `skip` are left out.
+pub fn input_lines(raw: &RawValue, max: usize, skip: &[&str]) -> String {
     let Ok(fields) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get())
     else {
         return crate::base::text::cut_chars(raw.get(), max).to_string();
@@ -113,6 +160,9 @@ pub fn input_lines(raw: &RawValue, max: usize) -> String {
     for (key, value) in fields {
         if out.chars().count() >= max {
             break;
+        }
+        if skip.contains(&key.as_str()) {
+            continue;
         }
         if !out.is_empty() {
             out.push('\n');

@@ -5,10 +5,12 @@
 //! results, meta lines and slash commands, and counts usage once per response.
 
 use crate::knowledge::model::{
-    prompt_key, Block, CompactKind, Text, ToolCall, Turn, Usage, TOOL_TEXT_CHARS,
+    prompt_key, Block, CompactKind, Edit, Text, ToolCall, Turn, Usage, EDIT_CHARS, TOOL_TEXT_CHARS,
 };
 use crate::knowledge::redact::{Scrub, LOOKAHEAD};
-use crate::source::record::{input_lines, output_prefix, Content, Message, RawBlock, Record};
+use crate::source::record::{
+    edits_of, input_lines, output_prefix, Content, Message, RawBlock, Record, EDIT_ARGS,
+};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -616,9 +618,20 @@ fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
             }
         })
         .unwrap_or_default();
+    let edits: Vec<Edit> = b
+        .input
+        .map(|raw| edits_of(&name, raw))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(old, new)| Edit {
+            old: sc.prefix(&old, EDIT_CHARS),
+            new: sc.prefix(&new, EDIT_CHARS),
+        })
+        .collect();
+    let skip = if edits.is_empty() { &[][..] } else { EDIT_ARGS };
     let input = b
         .input
-        .map(|raw| input_lines(raw, TOOL_TEXT_CHARS + LOOKAHEAD))
+        .map(|raw| input_lines(raw, TOOL_TEXT_CHARS + LOOKAHEAD, skip))
         .unwrap_or_default();
     let launches = matches!(name.as_str(), "Task" | "Agent")
         .then(|| b.tool_input())
@@ -633,6 +646,7 @@ fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
         result_bytes: 0,
         error: false,
         launches,
+        edits,
     }
 }
 

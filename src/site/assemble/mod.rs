@@ -11,6 +11,7 @@
 //! kind (home, projects, memories, sessions, timeline) is a module that
 //! reads it and returns its pages.
 
+mod diff;
 mod format;
 mod home;
 mod links;

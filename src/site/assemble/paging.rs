@@ -110,6 +110,10 @@ fn turn_chars(t: &Turn) -> usize {
                         + c.arg.len()
                         + c.input.len()
                         + c.result.as_ref().map_or(0, |r| r.len())
+                        + c.edits
+                            .iter()
+                            .map(|e| 2 * (e.old.len() + e.new.len()))
+                            .sum::<usize>()
                         + 200
                 }
             })

@@ -170,6 +170,7 @@ fn turn_views_from<'a>(
                             launches: c.launches,
                             agent_href: None,
                             anchor: None,
+                            diff: super::diff::diff(&c.edits),
                         },
                     })
                     .collect(),

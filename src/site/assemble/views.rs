@@ -162,6 +162,8 @@ pub enum BlockView<'m> {
         agent_href: Option<String>,
         /// The call's own anchor (`task-N`), which that sub-agent links back to.
         anchor: Option<String>,
+        /// For a call that changes a file: its diff.
+        diff: Vec<super::diff::DiffLine>,
     },
 }
 

@@ -1,0 +1,123 @@
+//! An edit as a diff: lines removed and added, the words that changed
+//! inside a changed line marked.
+
+use crate::knowledge::model::Edit;
+use serde::Serialize;
+use similar::{ChangeTag, TextDiff};
+
+/// One line of a diff.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct DiffLine {
+    /// `del`, `ins`, `same`, or `gap` between two edits.
+    pub kind: &'static str,
+    pub parts: Vec<DiffPart>,
+}
+
+/// A run of a line's text; `mark`: the words that changed.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct DiffPart {
+    pub text: String,
+    pub mark: bool,
+}
+
+/// The lines of every edit, in order, a `gap` line between two.
+pub fn diff(edits: &[Edit]) -> Vec<DiffLine> {
+    let mut out = Vec::new();
+    for (i, e) in edits.iter().enumerate() {
+        if i > 0 {
+            out.push(DiffLine {
+                kind: "gap",
+                parts: Vec::new(),
+            });
+        }
+        let d = TextDiff::from_lines(e.old.as_str(), e.new.as_str());
+        for op in d.ops() {
+            for change in d.iter_inline_changes(op) {
+                let kind = match change.tag() {
+                    ChangeTag::Delete => "del",
+                    ChangeTag::Insert => "ins",
+                    ChangeTag::Equal => "same",
+                };
+                let mut parts: Vec<DiffPart> = Vec::new();
+                for (mark, text) in change.iter_strings_lossy() {
+                    let text = text.trim_end_matches(['\n', '\r']);
+                    if text.is_empty() {
+                        continue;
+                    }
+                    // A changed line wholly changed needs no marks.
+                    match parts.last_mut() {
+                        Some(last) if last.mark == mark => last.text.push_str(text),
+                        _ => parts.push(DiffPart {
+                            text: text.to_string(),
+                            mark,
+                        }),
+                    }
+                }
+                if parts.len() == 1 {
+                    parts[0].mark = false;
+                }
+                out.push(DiffLine { kind, parts });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::redact::Text;
+
+    fn edit(old: &str, new: &str) -> Edit {
+        Edit {
+            old: Text::test(old),
+            new: Text::test(new),
+        }
+    }
+
+    fn shown(lines: &[DiffLine]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| {
+                let text: String = l
+                    .parts
+                    .iter()
+                    .map(|p| {
+                        if p.mark {
+                            format!("[{}]", p.text)
+                        } else {
+                            p.text.clone()
+                        }
+                    })
+                    .collect();
+                format!("{} {text}", l.kind)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn changed_words_are_marked_inside_changed_lines() {
+        let lines = diff(&[edit(
+            "let a = 1;\nlet b = lock().unwrap();\n",
+            "let a = 1;\nlet b = lock()?;\n",
+        )]);
+        // Words are what whitespace separates.
+        assert_eq!(
+            shown(&lines),
+            [
+                "same let a = 1;",
+                "del let b = [lock().unwrap();]",
+                "ins let b = [lock()?;]",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_new_file_is_all_added_and_edits_are_set_apart() {
+        let lines = diff(&[edit("", "fn main() {}\n"), edit("a\n", "b\n")]);
+        assert_eq!(
+            shown(&lines),
+            ["ins fn main() {}", "gap ", "del a", "ins b"]
+        );
+    }
+}
