@@ -487,3 +487,47 @@ fn calls_that_change_a_file_keep_what_they_replaced() {
     // What the diff shows is not repeated in the arguments.
     assert_eq!(&*calls[1].input, "file_path: /home/u/p/n.rs");
 }
+
+#[test]
+fn tokens_are_counted_by_model_once_per_response_with_the_sub_agents() {
+    let with_model = |line: String, model: &str| line.replace("claude-opus-4-6", model);
+    let lines = [
+        user("s", "u1", "null", r#""go""#),
+        with_model(
+            assistant("s", "a1", "msg_1", r#"{"type":"text","text":"one"}"#, 100),
+            "claude-sonnet-4-5-20250929",
+        ),
+        // The same response's second line: its usage is not counted again.
+        with_model(
+            assistant("s", "a2", "msg_1", r#"{"type":"text","text":"more"}"#, 100),
+            "claude-sonnet-4-5-20250929",
+        ),
+        assistant("s", "a3", "msg_2", r#"{"type":"text","text":"two"}"#, 7),
+    ];
+    let agent = [
+        user("s", "x1", "null", r#""look around""#),
+        with_model(assistant("s", "x2", "msg_9", r#"{"type":"text","text":"seen"}"#, 40), "claude-haiku-4-5-20251001")
+            .replace(r#""output_tokens":40"#, r#""output_tokens":40,"cache_creation_input_tokens":30,"cache_creation":{"ephemeral_1h_input_tokens":20}"#),
+    ];
+    let x = run(&[
+        ("projects/-p/s.jsonl", lines.join("\n").as_bytes()),
+        (
+            "projects/-p/s/subagents/agent-a1.jsonl",
+            agent.join("\n").as_bytes(),
+        ),
+    ]);
+    let s = session(&x, "s");
+    let by: Vec<(String, u64, u64, u64)> = s
+        .usage_by_model
+        .iter()
+        .map(|(m, u)| (m.to_string(), u.output, u.cache_creation, u.cache_write_1h))
+        .collect();
+    assert_eq!(
+        by,
+        [
+            ("claude-haiku-4-5-20251001".to_string(), 40, 30, 20),
+            ("claude-opus-4-6".to_string(), 7, 0, 0),
+            ("claude-sonnet-4-5-20250929".to_string(), 100, 0, 0),
+        ]
+    );
+}

@@ -24,6 +24,9 @@ fn views_of_each_page_kind() {
         "sessions/index.html",
         "sessions/7c2d9e40/index.html",
         "timeline/index.html",
+        "usage/index.html",
+        // A session whose tool calls start a sub-agent and edit files.
+        "sessions/a8e4f019/index.html",
     ];
     for path in wanted {
         let page = site

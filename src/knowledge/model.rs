@@ -82,7 +82,11 @@ pub struct Usage {
     pub input: u64,
     pub output: u64,
     pub cache_read: u64,
+    /// Tokens written to the cache (both lifetimes).
     pub cache_creation: u64,
+    /// Of `cache_creation`, those kept for an hour (priced higher).
+    #[serde(default)]
+    pub cache_write_1h: u64,
 }
 
 impl Usage {
@@ -91,6 +95,31 @@ impl Usage {
         self.output += other.output;
         self.cache_read += other.cache_read;
         self.cache_creation += other.cache_creation;
+        self.cache_write_1h += other.cache_write_1h;
+    }
+
+    /// Take away `other` (a response counted twice).
+    pub fn sub(&mut self, other: &Usage) {
+        self.input = self.input.saturating_sub(other.input);
+        self.output = self.output.saturating_sub(other.output);
+        self.cache_read = self.cache_read.saturating_sub(other.cache_read);
+        self.cache_creation = self.cache_creation.saturating_sub(other.cache_creation);
+        self.cache_write_1h = self.cache_write_1h.saturating_sub(other.cache_write_1h);
+    }
+
+    /// Every token, read or written.
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_creation
+    }
+}
+
+/// Usage by model (the model's name; empty when the transcript gives none).
+pub type ModelUsage = BTreeMap<Text, Usage>;
+
+/// Add every model's usage of `more` to `into`.
+pub fn add_usage(into: &mut ModelUsage, more: &ModelUsage) {
+    for (model, u) in more {
+        into.entry(model.clone()).or_default().add(u);
     }
 }
 
@@ -205,6 +234,8 @@ pub struct Subagent {
     pub started: Option<DateTime<Utc>>,
     /// [`prompt_key`] of its first prompt: which call started it.
     pub prompt_key: Option<u64>,
+    /// Its tokens, by model (counted with its session's too).
+    pub usage_by_model: ModelUsage,
 }
 
 /// Titles a session may carry; [`Session::title`] picks among them.
@@ -244,6 +275,8 @@ pub struct Session {
     pub prompts: u64,
     pub assistant_turns: u64,
     pub usage: Usage,
+    /// Tokens by model, its sub-agents' included.
+    pub usage_by_model: ModelUsage,
     pub tools: BTreeMap<Text, u64>,
     pub files_touched: BTreeSet<Text>,
     /// The start of some tool results: searched, never shown.
@@ -349,6 +382,7 @@ mod tests {
                     assistant_turns: 0,
                     started: None,
                     prompt_key: None,
+                    usage_by_model: ModelUsage::new(),
                 })
                 .into_iter()
                 .collect(),

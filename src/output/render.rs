@@ -31,6 +31,11 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/timeline.html"),
     ),
     ("list.html", include_str!("../../templates/list.html")),
+    ("usage.html", include_str!("../../templates/usage.html")),
+    (
+        "partials/usage_cells.html",
+        include_str!("../../templates/partials/usage_cells.html"),
+    ),
     (
         "partials/project_cards.html",
         include_str!("../../templates/partials/project_cards.html"),
@@ -106,6 +111,11 @@ const NAV: &[NavItem] = &[
         title: "Timeline",
         href: "timeline/index.html",
         section: "timeline",
+    },
+    NavItem {
+        title: "Usage",
+        href: "usage/index.html",
+        section: "usage",
     },
 ];
 

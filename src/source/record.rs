@@ -60,6 +60,16 @@ pub struct RawUsage {
     pub output_tokens: Count,
     pub cache_read_input_tokens: Count,
     pub cache_creation_input_tokens: Count,
+    /// The cache writes by lifetime (newer lines).
+    pub cache_creation: Option<RawCacheCreation>,
+}
+
+/// `usage.cache_creation`: tokens written to the cache for 5 minutes and
+/// for an hour.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RawCacheCreation {
+    pub ephemeral_1h_input_tokens: Count,
 }
 
 /// `message.content`: a string in older lines, an array of blocks in newer ones.

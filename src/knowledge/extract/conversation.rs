@@ -5,7 +5,8 @@
 //! results, meta lines and slash commands, and counts usage once per response.
 
 use crate::knowledge::model::{
-    prompt_key, Block, CompactKind, Edit, Text, ToolCall, Turn, Usage, EDIT_CHARS, TOOL_TEXT_CHARS,
+    prompt_key, Block, CompactKind, Edit, ModelUsage, Text, ToolCall, Turn, Usage, EDIT_CHARS,
+    TOOL_TEXT_CHARS,
 };
 use crate::knowledge::redact::{Scrub, LOOKAHEAD};
 use crate::source::record::{
@@ -137,6 +138,8 @@ pub struct Conversation {
     pub prompts: u64,
     pub assistant_turns: u64,
     pub usage: Usage,
+    /// Tokens by model.
+    pub by_model: ModelUsage,
     pub tools: BTreeMap<Text, u64>,
     pub files_touched: BTreeSet<Text>,
     /// The start of the first tool results (never shown; searched at weight 0.5).
@@ -147,7 +150,7 @@ pub struct Conversation {
     /// Usage per message id, kept only while a large file is read in
     /// pieces, so a response split across two pieces is counted once.
     #[serde(skip)]
-    usage_by_id: Option<HashMap<String, Usage>>,
+    usage_by_id: Option<HashMap<String, (Text, Usage)>>,
     /// Compaction summaries this piece found no open marker for: the
     /// previous piece may have it.
     #[serde(skip)]
@@ -377,23 +380,15 @@ impl Conversation {
             self.pending.insert(call, (self.turns.len(), j));
         }
         self.assistant_turns += 1;
-        if let Some(u) = &msg.usage {
-            self.usage.add(&Usage {
-                input: u.input_tokens.get(),
-                output: u.output_tokens.get(),
-                cache_read: u.cache_read_input_tokens.get(),
-                cache_creation: u.cache_creation_input_tokens.get(),
-            });
+        let usage = msg.usage.as_ref().map(usage_of);
+        let model_key = model.clone().unwrap_or_else(|| sc.owned(String::new()));
+        if let Some(u) = &usage {
+            self.usage.add(u);
+            self.by_model.entry(model_key.clone()).or_default().add(u);
         }
         if let Some(id) = id {
-            if let (Some(map), Some(u)) = (self.usage_by_id.as_mut(), &msg.usage) {
-                let usage = Usage {
-                    input: u.input_tokens.get(),
-                    output: u.output_tokens.get(),
-                    cache_read: u.cache_read_input_tokens.get(),
-                    cache_creation: u.cache_creation_input_tokens.get(),
-                };
-                map.insert(id.clone(), usage);
+            if let (Some(map), Some(u)) = (self.usage_by_id.as_mut(), usage) {
+                map.insert(id.clone(), (model_key, u));
             }
             self.by_message_id.insert(id, self.turns.len());
         }
@@ -484,8 +479,11 @@ impl Conversation {
                         blocks.extend(more);
                     }
                     dup_turns += 1;
-                    if let Some(u) = next.usage_by_id.as_ref().and_then(|m| m.get(id)) {
+                    if let Some((model, u)) = next.usage_by_id.as_ref().and_then(|m| m.get(id)) {
                         dup_usage.add(u);
+                        if let Some(m) = next.by_model.get_mut(model) {
+                            m.sub(u);
+                        }
                     }
                     continue;
                 }
@@ -500,10 +498,8 @@ impl Conversation {
         self.prompts += next.prompts;
         self.assistant_turns += next.assistant_turns - dup_turns;
         self.usage.add(&next.usage);
-        self.usage.input -= dup_usage.input;
-        self.usage.output -= dup_usage.output;
-        self.usage.cache_read -= dup_usage.cache_read;
-        self.usage.cache_creation -= dup_usage.cache_creation;
+        self.usage.sub(&dup_usage);
+        crate::knowledge::model::add_usage(&mut self.by_model, &next.by_model);
         for (k, v) in next.tools {
             *self.tools.entry(k).or_insert(0) += v;
         }
@@ -546,6 +542,20 @@ impl Conversation {
         self.orphan_results = Vec::new();
         self.usage_by_id = None;
         self.orphan_summaries = Vec::new();
+    }
+}
+
+/// A response's usage as the model keeps it.
+fn usage_of(u: &crate::source::record::RawUsage) -> Usage {
+    Usage {
+        input: u.input_tokens.get(),
+        output: u.output_tokens.get(),
+        cache_read: u.cache_read_input_tokens.get(),
+        cache_creation: u.cache_creation_input_tokens.get(),
+        cache_write_1h: u
+            .cache_creation
+            .as_ref()
+            .map_or(0, |c| c.ephemeral_1h_input_tokens.get()),
     }
 }
 

@@ -210,6 +210,12 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted, r: &Redactor) {
         }
     }
     out.sessions = once_per_id(sessions.into_values().collect());
+    // A sub-agent's tokens are its session's too.
+    for s in &mut out.sessions {
+        for a in &s.subagents {
+            crate::knowledge::model::add_usage(&mut s.usage_by_model, &a.usage_by_model);
+        }
+    }
 }
 
 /// The same session found in several data roots (the live folder and a
@@ -293,6 +299,7 @@ fn add_part(
     s.prompts += conv.prompts;
     s.assistant_turns += conv.assistant_turns;
     s.usage.add(&conv.usage);
+    crate::knowledge::model::add_usage(&mut s.usage_by_model, &conv.by_model);
     for (k, v) in conv.tools {
         *s.tools.entry(k).or_insert(0) += v;
     }

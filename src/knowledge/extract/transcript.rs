@@ -414,6 +414,7 @@ impl ReaderState {
                     assistant_turns: self.agent_conv.assistant_turns,
                     turns: turns.into(),
                     prompt_key: self.agent_conv.first_prompt_key,
+                    usage_by_model: std::mem::take(&mut self.agent_conv.by_model),
                 },
             ));
         }
@@ -690,6 +691,7 @@ fn inline_subagent(id: Text, mut conv: Conversation, sc: &mut Scrub) -> Subagent
         assistant_turns: conv.assistant_turns,
         turns: conv.turns.into(),
         prompt_key: conv.first_prompt_key,
+        usage_by_model: conv.by_model,
     }
 }
 

@@ -20,6 +20,7 @@ mod paging;
 mod projects;
 mod sessions;
 mod timeline;
+mod usage;
 pub mod views;
 
 use crate::base::skip::Skip;
@@ -50,6 +51,7 @@ pub enum View<'m> {
     List(ListView<'m>),
     /// The page a server shows for an address with nothing at it.
     NotFound(NotFoundView),
+    Usage(views::UsageView),
 }
 
 /// One page of the site.
@@ -103,6 +105,7 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     pages.extend(projects::pages(&l, &cards));
     pages.extend(memories::pages(&l));
     pages.extend(sessions::list(&l));
+    pages.push(usage::page(&l));
     let mut search_docs = memories::search_docs(&l);
     search_docs.extend(projects::history_docs(&l));
     let (session_pages, session_docs) = sessions::pages(&l)?;

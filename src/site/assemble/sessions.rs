@@ -302,6 +302,7 @@ impl LoadedPage<'_> {
             assistant_turns: s.assistant_turns,
             tokens_in: s.usage.input + s.usage.cache_read + s.usage.cache_creation,
             tokens_out: s.usage.output,
+            cost: super::usage::cost_text(&s.usage_by_model),
             tools,
             turns,
             subagents: s.subagents[p.span.subagents.clone()]

@@ -229,6 +229,8 @@ pub struct SessionView<'m> {
     pub assistant_turns: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Estimated cost of its tokens and its sub-agents' (`$1.23`).
+    pub cost: Option<String>,
     pub tools: Vec<ToolCount>,
     pub turns: Vec<TurnView<'m>>,
     pub subagents: Vec<SubagentView<'m>>,
@@ -307,4 +309,44 @@ pub struct HistoryRow {
 pub struct NotFoundView {
     /// What the page is, for templates that share a layout.
     pub kind: &'static str,
+}
+
+/// One row of a usage table: tokens and their estimated cost.
+#[derive(Debug, Serialize)]
+pub struct UsageRow {
+    pub name: String,
+    /// A page to link to (a project's), from the site's root.
+    pub href: Option<String>,
+    /// Token counts, digits grouped (`1,234,567`).
+    pub input: String,
+    pub output: String,
+    pub cache_write: String,
+    pub cache_read: String,
+    /// Every token, read or written (what bars are scaled by).
+    #[serde(skip)]
+    pub tokens: u64,
+    /// `$1.23`, "unknown price", or empty when nothing was used.
+    pub cost: String,
+    /// Its tokens as a share (0–100) of the largest row's, for its bar.
+    pub share: f64,
+}
+
+/// One week's bar in the usage chart (SVG units: 14 wide, 100 high).
+#[derive(Debug, Serialize)]
+pub struct WeekBar {
+    pub x: usize,
+    pub y: f64,
+    pub height: f64,
+    pub label: String,
+}
+
+/// The usage page.
+#[derive(Debug, Serialize)]
+pub struct UsageView {
+    pub total: UsageRow,
+    pub models: Vec<UsageRow>,
+    pub projects: Vec<UsageRow>,
+    pub weeks: Vec<UsageRow>,
+    pub bars: Vec<WeekBar>,
+    pub chart_width: usize,
 }

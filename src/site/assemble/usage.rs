@@ -1,0 +1,236 @@
+//! Tokens and their estimated cost: per session, project, model and week,
+//! priced from `prices.toml` (a model not in it has an unknown price).
+
+use super::links::Links;
+use super::views::{Link, UsageRow, UsageView, WeekBar};
+use super::{Page, View};
+use crate::knowledge::model::{ModelUsage, Usage};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+#[derive(Debug, Deserialize)]
+struct Prices {
+    cache_write_5m: f64,
+    cache_write_1h: f64,
+    cache_read: f64,
+    family: Vec<Family>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Family {
+    prefix: String,
+    input: f64,
+    output: f64,
+}
+
+fn prices() -> &'static Prices {
+    static PRICES: OnceLock<Prices> = OnceLock::new();
+    PRICES.get_or_init(|| {
+        // The table is part of the program: a test checks that it reads.
+        toml::from_str(include_str!("prices.toml")).unwrap_or(Prices {
+            cache_write_5m: 0.0,
+            cache_write_1h: 0.0,
+            cache_read: 0.0,
+            family: Vec::new(),
+        })
+    })
+}
+
+/// What `usage` of `model` costs, in dollars; None for an unknown model.
+pub fn cost(model: &str, u: &Usage) -> Option<f64> {
+    let p = prices();
+    let f = p.family.iter().find(|f| model.starts_with(&f.prefix))?;
+    let write_5m = u.cache_creation.saturating_sub(u.cache_write_1h);
+    let tokens = u.input as f64 * f.input
+        + u.output as f64 * f.output
+        + write_5m as f64 * f.input * p.cache_write_5m
+        + u.cache_write_1h as f64 * f.input * p.cache_write_1h
+        + u.cache_read as f64 * f.input * p.cache_read;
+    Some(tokens / 1e6)
+}
+
+/// The cost of every model's usage: the sum, and whether a model had no price.
+pub fn total_cost(by_model: &ModelUsage) -> (f64, bool) {
+    let mut sum = 0.0;
+    let mut unknown = false;
+    for (model, u) in by_model {
+        if u.total() == 0 {
+            continue;
+        }
+        match cost(model, u) {
+            Some(c) => sum += c,
+            None => unknown = true,
+        }
+    }
+    (sum, unknown)
+}
+
+/// `$1.23`, with "+ unknown" when a model's price is not known.
+pub fn cost_text(by_model: &ModelUsage) -> Option<String> {
+    let (sum, unknown) = total_cost(by_model);
+    let known = by_model
+        .iter()
+        .any(|(m, u)| u.total() > 0 && cost(m, u).is_some());
+    match (known, unknown) {
+        (false, false) => None,
+        (false, true) => Some("unknown price".to_string()),
+        (true, false) => Some(dollars(sum)),
+        (true, true) => Some(format!("{} + unknown price", dollars(sum))),
+    }
+}
+
+fn dollars(d: f64) -> String {
+    if d >= 100.0 {
+        format!("${d:.0}")
+    } else {
+        format!("${d:.2}")
+    }
+}
+
+fn row(name: String, href: Option<String>, by_model: &ModelUsage) -> UsageRow {
+    let mut u = Usage::default();
+    for m in by_model.values() {
+        u.add(m);
+    }
+    UsageRow {
+        name,
+        href,
+        input: grouped(u.input),
+        output: grouped(u.output),
+        cache_write: grouped(u.cache_creation),
+        cache_read: grouped(u.cache_read),
+        tokens: u.total(),
+        cost: cost_text(by_model).unwrap_or_default(),
+        share: 0.0,
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Bar lengths as a share (0–100) of the largest row's tokens.
+fn scale(rows: &mut [UsageRow]) {
+    let max = rows.iter().map(|r| r.tokens).max().unwrap_or(0).max(1);
+    for r in rows {
+        r.share = (r.tokens as f64 * 100.0 / max as f64 * 10.0).round() / 10.0;
+    }
+}
+
+/// The usage page: totals, by model, by project, by week.
+pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
+    let mut all = ModelUsage::new();
+    let mut by_project: BTreeMap<&str, ModelUsage> = BTreeMap::new();
+    let mut by_week: BTreeMap<String, ModelUsage> = BTreeMap::new();
+    for &i in &l.sessions {
+        let s = &l.model.sessions[i];
+        crate::knowledge::model::add_usage(&mut all, &s.usage_by_model);
+        if let Some(key) = l.session_project[i].as_deref() {
+            crate::knowledge::model::add_usage(
+                by_project.entry(key).or_default(),
+                &s.usage_by_model,
+            );
+        }
+        if let Some(start) = s.started {
+            let monday = start.date_naive().week(chrono::Weekday::Mon).first_day();
+            crate::knowledge::model::add_usage(
+                by_week
+                    .entry(monday.format("%Y-%m-%d").to_string())
+                    .or_default(),
+                &s.usage_by_model,
+            );
+        }
+    }
+    let models: Vec<UsageRow> = all
+        .iter()
+        .filter(|(_, u)| u.total() > 0)
+        .map(|(m, u)| {
+            let name = if m.is_empty() {
+                "unknown model".to_string()
+            } else {
+                m.to_string()
+            };
+            row(name, None, &ModelUsage::from([(m.clone(), *u)]))
+        })
+        .collect();
+    let mut projects: Vec<UsageRow> = by_project
+        .iter()
+        .filter_map(|(key, u)| {
+            let link: Link = l.project_link(key)?;
+            Some(row(link.title, Some(link.href), u))
+        })
+        .collect();
+    projects.sort_by_key(|r| std::cmp::Reverse(r.tokens));
+    scale(&mut projects);
+    let mut weeks: Vec<UsageRow> = by_week
+        .iter()
+        .map(|(week, u)| row(week.clone(), None, u))
+        .collect();
+    scale(&mut weeks);
+    let bars = weeks
+        .iter()
+        .enumerate()
+        .map(|(i, w)| WeekBar {
+            x: i * 14,
+            height: w.share,
+            y: 100.0 - w.share,
+            label: format!("week of {}: {}", w.name, w.cost),
+        })
+        .collect();
+    Page {
+        path: "usage/index.html".to_string(),
+        template: "usage.html",
+        title: "Usage".to_string(),
+        section: "usage",
+        view: View::Usage(UsageView {
+            total: row("All sessions".to_string(), None, &all),
+            models,
+            projects,
+            chart_width: weeks.len() * 14,
+            bars,
+            weeks,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_price_table_reads_and_unknown_models_are_never_guessed() {
+        assert!(prices().family.len() >= 8);
+        let u = Usage {
+            input: 1_000_000,
+            output: 1_000_000,
+            cache_read: 1_000_000,
+            cache_creation: 1_000_000,
+            cache_write_1h: 500_000,
+        };
+        // 3 + 15 + 0.5 × 3 × 1.25 + 0.5 × 3 × 2 + 3 × 0.1
+        let c = cost("claude-sonnet-4-5-20250929", &u).unwrap();
+        assert!((c - (3.0 + 15.0 + 1.875 + 3.0 + 0.3)).abs() < 1e-9, "{c}");
+        assert_eq!(cost("claude-opus-4-6", &u), None);
+        assert_eq!(cost("claude-opus-4", &u), None);
+        let mixed = ModelUsage::from([
+            (
+                crate::knowledge::redact::Text::test("claude-haiku-4-5-20251001"),
+                u,
+            ),
+            (crate::knowledge::redact::Text::test("claude-opus-4-6"), u),
+        ]);
+        assert!(cost_text(&mixed).unwrap().ends_with("+ unknown price"));
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(999), "999");
+    }
+}
