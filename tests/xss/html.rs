@@ -327,6 +327,11 @@ pub(crate) const PAGE_TAGS: &[&str] = &[
     "hr",
     "br",
     "mark",
+    // The usage page's charts (an <svg class="chart"> only: see tag_problems).
+    "figure",
+    "figcaption",
+    "svg",
+    "rect",
 ];
 
 /// Elements Markdown from content may produce.
@@ -361,6 +366,13 @@ pub(crate) const MARKDOWN_TAGS: &[&str] = &[
 
 /// Attributes a generated page may carry (plus `aria-*`).
 pub(crate) const PAGE_ATTRS: &[&str] = &[
+    "scope",
+    "viewbox",
+    "preserveaspectratio",
+    "x",
+    "y",
+    "width",
+    "height",
     "action",
     "autocomplete",
     "charset",
@@ -448,9 +460,15 @@ pub(crate) const URL_ATTRS: &[&str] = &[
 /// elements outside `allowed_tags`.
 pub(crate) fn tag_problems(t: &Tag, allowed_tags: &[&str], allowed_attrs: &[&str]) -> Vec<String> {
     let mut p = Vec::new();
-    if FORBIDDEN_TAGS.contains(&t.name.as_str()) {
+    // The usage page's charts: an <svg class="chart"> of rectangles drawn
+    // at build time (never from data; any handler on it is still caught).
+    let chart = t.name == "svg"
+        && t.attrs
+            .iter()
+            .any(|(n, v)| n == "class" && v.as_deref() == Some("chart"));
+    if FORBIDDEN_TAGS.contains(&t.name.as_str()) && !chart {
         p.push(format!("forbidden element <{}>", t.name));
-    } else if !allowed_tags.contains(&t.name.as_str()) {
+    } else if !allowed_tags.contains(&t.name.as_str()) && !chart {
         p.push(format!("unexpected element <{}>", t.name));
     }
     for (name, value) in &t.attrs {

@@ -114,6 +114,10 @@ fn project_view<'m>(l: &Links<'m>, key: &str, p: &Project) -> ProjectView<'m> {
         .collect();
     let mut tools = tool_counts(tools.into_iter());
     tools.truncate(12);
+    let mut usage = crate::knowledge::model::ModelUsage::new();
+    for &i in &sessions {
+        crate::knowledge::model::add_usage(&mut usage, &model.sessions[i].usage_by_model);
+    }
     ProjectView {
         name: p.name.clone(),
         path: key.to_string(),
@@ -133,6 +137,7 @@ fn project_view<'m>(l: &Links<'m>, key: &str, p: &Project) -> ProjectView<'m> {
         tools,
         files_touched: files.len(),
         prompts,
+        cost: super::usage::cost_text(&usage),
     }
 }
 

@@ -121,6 +121,8 @@ pub struct ProjectView<'m> {
     pub tools: Vec<ToolCount>,
     pub files_touched: usize,
     pub prompts: u64,
+    /// Estimated cost of its sessions' tokens (`$1.23`).
+    pub cost: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
