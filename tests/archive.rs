@@ -273,7 +273,10 @@ fn the_archive_is_private_and_never_inside_the_site_or_a_source() {
 
     opts.archive = Some(data.join("kept"));
     let e = ccwiki::build(&opts).unwrap_err();
-    assert!(e.to_string().contains("is inside the source"), "{e}");
+    assert!(
+        e.to_string().contains("is inside the data directory"),
+        "{e}"
+    );
     assert!(!data.join("kept").exists());
 }
 
@@ -451,4 +454,18 @@ fn an_alias_files_a_worktree_under_its_project() {
         "/home/dana/code/tide-api".to_string(),
     )];
     assert_eq!(projects(alias, "aliased"), (3, true));
+}
+
+#[test]
+fn an_archive_beside_the_data_in_one_source_is_never_read_as_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let backup = tmp.path().join("backup");
+    copy_tree(&common::demo(), &backup.join(".claude"));
+    let archive = backup.join("archive");
+    let site = tmp.path().join("site");
+    let first = build(vec![backup.clone()], &site, &archive);
+    let again = build(vec![backup], &site, &archive);
+    assert_eq!(again.sessions, first.sessions);
+    assert_eq!(again.roots.len(), 1, "{:?}", again.roots);
+    assert_eq!(again.archive.map(|a| a.new_files), Some(0));
 }

@@ -105,23 +105,9 @@ impl Pipeline {
     }
 
     /// Check what can be checked before any data is read: the user's
-    /// patterns and globs, an archive that would be read as a source.
+    /// patterns and globs.
     pub fn check(&self) -> Result<(), Error> {
         Excluder::new(&self.exclude)?;
-        if let Some(archive) = &self.archive {
-            let at = crate::base::dirs::resolved(archive);
-            if let Some(source) = self
-                .sources
-                .iter()
-                .find(|s| at.starts_with(crate::base::dirs::resolved(s)))
-            {
-                return Err(Error::ArchiveInside {
-                    archive: archive.clone(),
-                    other: source.clone(),
-                    what: "the source",
-                });
-            }
-        }
         if !self.redact {
             return Ok(());
         }
@@ -152,6 +138,23 @@ impl Pipeline {
         report.roots = sources.roots.iter().map(|r| r.shown_path()).collect();
         report.transcript_bytes = sources.transcript_bytes();
         if let Some(dir) = &self.archive {
+            // The archive's view is a data root: never read it as a source,
+            // and never keep the archive inside one.
+            let at = crate::base::dirs::resolved(dir);
+            sources
+                .roots
+                .retain(|r| !crate::base::dirs::resolved(&r.path).starts_with(&at));
+            if let Some(r) = sources
+                .roots
+                .iter()
+                .find(|r| at.starts_with(crate::base::dirs::resolved(&r.path)))
+            {
+                return Err(Error::ArchiveInside {
+                    archive: dir.clone(),
+                    other: r.path.clone(),
+                    what: "the data directory",
+                });
+            }
             let start = Instant::now();
             report.archive = Some(with_archive(dir, &mut sources, &mut report.skips)?);
             report.timings.push(("archive", start.elapsed()));
