@@ -2,7 +2,7 @@
 //! priced from `prices.toml` (a model not in it has an unknown price).
 
 use super::links::Links;
-use super::views::{Link, UsageRow, UsageView, WeekBar};
+use super::views::{HeatCell, Heatmap, Link, UsageRow, UsageView, WeekBar};
 use super::{Page, View};
 use crate::knowledge::model::{ModelUsage, Usage};
 use serde::Deserialize;
@@ -132,6 +132,7 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
     let mut all = ModelUsage::new();
     let mut by_project: BTreeMap<&str, ModelUsage> = BTreeMap::new();
     let mut by_week: BTreeMap<String, ModelUsage> = BTreeMap::new();
+    let mut by_day: BTreeMap<chrono::NaiveDate, u64> = BTreeMap::new();
     for &i in &l.sessions {
         let s = &l.model.sessions[i];
         crate::knowledge::model::add_usage(&mut all, &s.usage_by_model);
@@ -142,6 +143,8 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
             );
         }
         if let Some(start) = s.started {
+            *by_day.entry(start.date_naive()).or_default() +=
+                s.usage_by_model.values().map(Usage::total).sum::<u64>();
             let monday = start.date_naive().week(chrono::Weekday::Mon).first_day();
             crate::knowledge::model::add_usage(
                 by_week
@@ -199,7 +202,50 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
             chart_width: weeks.len() * 14,
             bars,
             weeks,
+            heatmap: heatmap(&by_day),
         }),
+    }
+}
+
+/// Days shown in the heatmap: the last year of activity.
+const HEATMAP_WEEKS: i64 = 53;
+
+/// A calendar of the last year of activity: a column per week, a row per
+/// weekday (Monday first), darker for more tokens; and the days with any.
+fn heatmap(by_day: &BTreeMap<chrono::NaiveDate, u64>) -> Heatmap {
+    use chrono::Datelike;
+    let Some((&last, _)) = by_day.iter().next_back() else {
+        return Heatmap::default();
+    };
+    let end = last.week(chrono::Weekday::Mon).last_day();
+    let start = end - chrono::Duration::days(HEATMAP_WEEKS * 7 - 1);
+    let shown: Vec<(chrono::NaiveDate, u64)> =
+        by_day.range(start..).map(|(d, t)| (*d, *t)).collect();
+    let max = shown.iter().map(|(_, t)| *t).max().unwrap_or(0).max(1);
+    let first = shown
+        .first()
+        .map_or(start, |(d, _)| d.week(chrono::Weekday::Mon).first_day());
+    let weeks = ((end - first).num_days() / 7 + 1) as usize;
+    let cells = shown
+        .iter()
+        .map(|(d, t)| {
+            let week = ((*d - first).num_days() / 7) as usize;
+            HeatCell {
+                x: week * 13,
+                y: d.weekday().num_days_from_monday() as usize * 13,
+                level: 1 + (t * 4).saturating_sub(1) / max,
+                label: format!("{d}: {} tokens", grouped(*t)),
+            }
+        })
+        .collect();
+    Heatmap {
+        width: weeks * 13,
+        cells,
+        days: shown
+            .iter()
+            .rev()
+            .map(|(d, t)| (d.to_string(), grouped(*t)))
+            .collect(),
     }
 }
 
@@ -232,5 +278,19 @@ mod tests {
         assert!(cost_text(&mixed).unwrap().ends_with("+ unknown price"));
         assert_eq!(grouped(1_234_567), "1,234,567");
         assert_eq!(grouped(999), "999");
+    }
+
+    #[test]
+    fn the_heatmap_places_days_by_week_and_weekday_and_shades_by_tokens() {
+        let day = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+        let h = heatmap(&BTreeMap::from([
+            (day("2026-11-02"), 100), // a Monday
+            (day("2026-11-11"), 400), // the next week's Wednesday
+            (day("2024-01-01"), 5),   // more than a year before: not shown
+        ]));
+        let cells: Vec<(usize, usize, u64)> = h.cells.iter().map(|c| (c.x, c.y, c.level)).collect();
+        assert_eq!(cells, [(0, 0, 1), (13, 26, 4)]);
+        assert_eq!(h.width, 26);
+        assert_eq!(h.days[0], ("2026-11-11".to_string(), "400".to_string()));
     }
 }

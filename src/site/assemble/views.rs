@@ -351,4 +351,23 @@ pub struct UsageView {
     pub weeks: Vec<UsageRow>,
     pub bars: Vec<WeekBar>,
     pub chart_width: usize,
+    pub heatmap: Heatmap,
+}
+
+/// A calendar of tokens by day (SVG units: 13 per cell).
+#[derive(Debug, Default, Serialize)]
+pub struct Heatmap {
+    pub width: usize,
+    pub cells: Vec<HeatCell>,
+    /// The days with tokens, newest first: (date, tokens).
+    pub days: Vec<(String, String)>,
+}
+
+/// One day of the heatmap; `level` 1–4, darker for more tokens.
+#[derive(Debug, Serialize)]
+pub struct HeatCell {
+    pub x: usize,
+    pub y: usize,
+    pub level: u64,
+    pub label: String,
 }
