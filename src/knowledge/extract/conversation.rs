@@ -252,10 +252,17 @@ impl Conversation {
         let (Some(id), Some(content)) = (b.tool_use_id.as_deref(), b.content) else {
             return;
         };
-        let text = output_prefix(content, TOOL_TEXT_CHARS + LOOKAHEAD).unwrap_or_default();
+        // A large output Claude Code saved to tool-results/<id>.txt comes
+        // as a wrapper around its first 2 KB: show those, say the size.
+        let window = TOOL_TEXT_CHARS + LOOKAHEAD + 400;
+        let text = output_prefix(content, window).unwrap_or_default();
+        let (text, bytes) = match persisted(&text) {
+            Some((preview, size)) => (preview.to_string(), size),
+            None => (text, content.get().len() as u64),
+        };
         let result = ToolResult {
             text: sc.prefix(&text, TOOL_TEXT_CHARS),
-            bytes: content.get().len() as u64,
+            bytes,
             error: b.is_error.is_true(),
         };
         match self.pending.remove(id) {
@@ -545,6 +552,28 @@ impl Conversation {
     }
 }
 
+/// The preview and the whole size (bytes) of a result Claude Code saved
+/// to a file: `<persisted-output>\nOutput too large (52.8KB). Full output
+/// saved to: …\n\nPreview (first 2KB):\n…`.
+fn persisted(text: &str) -> Option<(&str, u64)> {
+    let rest = text.strip_prefix("<persisted-output>")?;
+    let size = rest.split_once("Output too large (")?.1.split_once(')')?.0;
+    let (number, unit) = size.split_at(size.find(|c: char| c.is_ascii_alphabetic())?);
+    let scale = match unit.trim() {
+        "B" => 1.0,
+        "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        _ => return None,
+    };
+    let bytes = (number.trim().parse::<f64>().ok()? * scale) as u64;
+    let preview = rest.split_once("):\n").map_or("", |(_, p)| p);
+    Some((
+        preview.trim_end_matches("</persisted-output>").trim_end(),
+        bytes,
+    ))
+}
+
 /// A response's usage as the model keeps it.
 fn usage_of(u: &crate::source::record::RawUsage) -> Usage {
     Usage {
@@ -663,6 +692,17 @@ fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_saved_output_shows_its_preview_and_its_whole_size() {
+        let text = "<persisted-output>\nOutput too large (52.8KB). Full output saved to: /home/u/.claude/projects/-p/s/tool-results/toolu_1.txt\n\nPreview (first 2KB):\ndiff --git a/x b/x\n+ok\n</persisted-output>";
+        assert_eq!(persisted(text), Some(("diff --git a/x b/x\n+ok", 52_800)));
+        assert_eq!(persisted("plain output"), None);
+        assert_eq!(
+            persisted("<persisted-output>\nOutput too large (oops)"),
+            None
+        );
+    }
 
     #[test]
     fn user_lines() {
