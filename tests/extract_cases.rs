@@ -531,3 +531,30 @@ fn tokens_are_counted_by_model_once_per_response_with_the_sub_agents() {
         ]
     );
 }
+
+#[test]
+fn where_a_session_ended_is_its_last_answers_first_paragraph() {
+    let lines = [
+        user("s", "u1", "null", r#""go""#),
+        assistant(
+            "s",
+            "a1",
+            "msg_1",
+            r#"{"type":"text","text":"First answer."}"#,
+            1,
+        ),
+        user("s", "u2", r#""a1""#, r#""more""#),
+        assistant(
+            "s",
+            "a2",
+            "msg_2",
+            r###"{"type":"text","text":"## Done\n\nThe fix is in.\n\nDetails follow."}"###,
+            1,
+        ),
+    ];
+    let x = run(&[("projects/-p/s.jsonl", lines.join("\n").as_bytes())]);
+    assert_eq!(
+        session(&x, "s").titles.last_answer.as_deref(),
+        Some("The fix is in.")
+    );
+}

@@ -249,6 +249,9 @@ pub struct Titles {
     /// prompt says anything.
     #[serde(skip)]
     pub first_answer: Option<Text>,
+    /// The first paragraph of the last answer: where the session ended.
+    #[serde(default)]
+    pub last_answer: Option<Text>,
 }
 
 /// One conversation, with everything the wiki shows of it.

@@ -319,6 +319,9 @@ fn add_part(
         if part.first_answer.is_some() {
             s.titles.first_answer = part.first_answer;
         }
+        if s.titles.last_answer.is_none() {
+            s.titles.last_answer = part.last_answer;
+        }
     } else {
         s.turns.append(part.turns);
         if s.titles.first_prompt.is_none() {
@@ -326,6 +329,9 @@ fn add_part(
         }
         if s.titles.first_answer.is_none() {
             s.titles.first_answer = part.first_answer;
+        }
+        if part.last_answer.is_some() {
+            s.titles.last_answer = part.last_answer;
         }
     }
     s.started = crate::knowledge::model::min_opt(s.started, conv.first);

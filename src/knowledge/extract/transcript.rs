@@ -45,6 +45,9 @@ pub struct SessionPart {
     /// The start of the first answer, a title of last resort (never cached).
     #[serde(skip)]
     pub first_answer: Option<Text>,
+    /// The first paragraph of the last answer: where the part ended.
+    #[serde(default)]
+    pub last_answer: Option<Text>,
 }
 
 impl SessionPart {
@@ -422,6 +425,7 @@ impl ReaderState {
             p.conv.finish();
             let turns = std::mem::take(&mut p.conv.turns);
             p.first_prompt = first_prompt(&turns).cloned();
+            p.last_answer = last_answer(&turns).map(|t| sc.one_line(first_paragraph(t), 400));
             p.first_answer = first_answer(&turns)
                 .map(|t| sc.one_line(t, 300))
                 .or_else(|| first_command(&turns).map(|c| sc.one_line(&c, 300)));
@@ -717,6 +721,27 @@ fn first_command(turns: &[crate::knowledge::model::Turn]) -> Option<String> {
         }
         _ => None,
     })
+}
+
+/// The last text of the last answer in `turns`.
+fn last_answer(turns: &[crate::knowledge::model::Turn]) -> Option<&Text> {
+    turns.iter().rev().find_map(|t| match t {
+        crate::knowledge::model::Turn::Assistant { blocks, .. } => {
+            blocks.iter().rev().find_map(|b| match b {
+                crate::knowledge::model::Block::Text(text) => Some(text),
+                _ => None,
+            })
+        }
+        _ => None,
+    })
+}
+
+/// A text's first paragraph that is not a heading.
+fn first_paragraph(text: &str) -> &str {
+    text.split("\n\n")
+        .map(str::trim)
+        .find(|p| !p.is_empty() && !p.starts_with('#'))
+        .unwrap_or(text)
 }
 
 /// The first text of the first answer in `turns`.

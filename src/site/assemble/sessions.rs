@@ -303,6 +303,12 @@ impl LoadedPage<'_> {
             tokens_in: s.usage.input + s.usage.cache_read + s.usage.cache_creation,
             tokens_out: s.usage.output,
             cost: super::usage::cost_text(&s.usage_by_model),
+            summary: s
+                .titles
+                .summary
+                .as_deref()
+                .filter(|sum| *sum != s.title().as_str()),
+            outcome: s.titles.last_answer.as_deref(),
             tools,
             turns,
             subagents: s.subagents[p.span.subagents.clone()]

@@ -233,6 +233,10 @@ pub struct SessionView<'m> {
     pub tokens_out: u64,
     /// Estimated cost of its tokens and its sub-agents' (`$1.23`).
     pub cost: Option<String>,
+    /// What the session was about, when a summary says more than the title.
+    pub summary: Option<&'m str>,
+    /// The first paragraph of its last answer: where it ended.
+    pub outcome: Option<&'m str>,
     pub tools: Vec<ToolCount>,
     pub turns: Vec<TurnView<'m>>,
     pub subagents: Vec<SubagentView<'m>>,
