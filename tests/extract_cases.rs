@@ -558,3 +558,72 @@ fn where_a_session_ended_is_its_last_answers_first_paragraph() {
         Some("The fix is in.")
     );
 }
+
+#[test]
+fn newer_record_kinds_are_skipped_on_purpose_one_by_one() {
+    // Lines Claude Code writes that are not the conversation: each is left
+    // out without a warning, and nothing of it reaches a turn.
+    let kinds = [
+        r#"{"type":"progress","sessionId":"s","data":{"type":"hook_progress","hookName":"PLANTED"}}"#,
+        r#"{"type":"queue-operation","sessionId":"s","operation":"enqueue","content":"PLANTED"}"#,
+        r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{"trackedFileBackups":{"PLANTED":{}}}}"#,
+        r#"{"type":"file-history-delta","sessionId":"s","delta":"PLANTED"}"#,
+        r#"{"type":"last-prompt","sessionId":"s","lastPrompt":"PLANTED"}"#,
+        r#"{"type":"permission-mode","sessionId":"s","permissionMode":"PLANTED"}"#,
+        r#"{"type":"mode","sessionId":"s","mode":"PLANTED"}"#,
+        r#"{"type":"pr-link","sessionId":"s","url":"https://example.com/PLANTED"}"#,
+        r#"{"type":"teleported-from","sessionId":"s","from":"PLANTED"}"#,
+        r#"{"type":"relocated","sessionId":"s","to":"PLANTED"}"#,
+        r#"{"type":"worktree-state","sessionId":"s","path":"PLANTED"}"#,
+        r#"{"type":"agent-name","sessionId":"s","name":"PLANTED"}"#,
+        r#"{"type":"bridge-session","sessionId":"s","bridge":"PLANTED"}"#,
+        r#"{"type":"attachment","sessionId":"s","attachment":{"type":"hook_success","content":"PLANTED"}}"#,
+        r#"{"type":"attachment","sessionId":"s","attachment":{"type":"nested_memory","content":"PLANTED"}}"#,
+        r#"{"type":"system","subtype":"turn_duration","sessionId":"s","durationMs":1200,"content":"PLANTED"}"#,
+        r#"{"type":"system","subtype":"stop_hook_summary","sessionId":"s","content":"PLANTED"}"#,
+    ];
+    for kind in kinds {
+        let lines = [
+            user("s", "u1", "null", r#""the question""#),
+            kind.to_string(),
+            assistant(
+                "s",
+                "a1",
+                "msg_1",
+                r#"{"type":"text","text":"the answer"}"#,
+                1,
+            ),
+        ];
+        let x = run(&[("projects/-p/s.jsonl", lines.join("\n").as_bytes())]);
+        assert!(x.skips.is_empty(), "{kind}: {:?}", x.skips);
+        assert_eq!(x.sessions.len(), 1, "{kind}");
+        let shown = format!("{:?}", turns(session(&x, "s")));
+        assert_eq!(turns(session(&x, "s")).len(), 2, "{kind}: {shown}");
+        assert!(!shown.contains("PLANTED"), "{kind}: {shown}");
+    }
+}
+
+#[test]
+fn a_sub_agents_journal_and_workflows_are_no_sessions() {
+    let real = [
+        user("s", "u1", "null", r#""the question""#),
+        assistant(
+            "s",
+            "a1",
+            "msg_1",
+            r#"{"type":"text","text":"the answer"}"#,
+            1,
+        ),
+    ]
+    .join("\n");
+    let journal = r#"{"type":"agent-start","agentId":"a1","note":"PLANTED"}"#;
+    let x = run(&[
+        ("projects/-p/s.jsonl", real.as_bytes()),
+        ("projects/-p/s/subagents/journal.jsonl", journal.as_bytes()),
+        ("projects/-p/s/workflows/run-1.jsonl", journal.as_bytes()),
+    ]);
+    let ids: Vec<&str> = x.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["s"], "{:?}", x.skips);
+    assert!(session(&x, "s").subagents.is_empty());
+    assert!(!format!("{:?}", turns(session(&x, "s"))).contains("PLANTED"));
+}

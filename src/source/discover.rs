@@ -350,7 +350,10 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
                 size,
             });
         }
-        ["projects", dir, session, "subagents", file] if file.ends_with(".jsonl") => {
+        // `subagents/journal.jsonl` and the like are bookkeeping, not agents.
+        ["projects", dir, session, "subagents", file]
+            if file.ends_with(".jsonl") && file.starts_with("agent-") =>
+        {
             let id = agent_id(file).unwrap_or_else(|| file.trim_end_matches(".jsonl").to_string());
             let meta =
                 path.with_file_name(format!("{}.meta.json", file.trim_end_matches(".jsonl")));
