@@ -11,22 +11,10 @@ use std::process::Command;
 const TIDE: &str = "projects/-home-dana-code-tide-api";
 const SESSION: &str = "5d0c2a71-3e8b-4f6a-9c14-7b2e9d4a0f61";
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A copy of the demo data in `tmp/data`.
 fn demo_copy(tmp: &Path) -> PathBuf {
     let data = tmp.join("data");
-    copy_tree(&common::demo(), &data);
+    common::copy_dir(&common::demo(), &data);
     data
 }
 
@@ -163,8 +151,8 @@ fn two_sources_with_the_same_session_make_one_page_without_doubled_messages() {
     let tmp = tempfile::tempdir().unwrap();
     let laptop = tmp.path().join("laptop");
     let desktop = tmp.path().join("desktop");
-    copy_tree(&common::demo(), &laptop);
-    copy_tree(&common::demo(), &desktop);
+    common::copy_dir(&common::demo(), &laptop);
+    common::copy_dir(&common::demo(), &desktop);
     // The desktop's copy lacks the last line and has one of its own.
     let file = format!("{TIDE}/a8e4f019-62d7-4c3b-8e5a-1f09b7d3c2e8.jsonl");
     let text = std::fs::read_to_string(laptop.join(&file)).unwrap();
@@ -465,7 +453,7 @@ fn an_alias_files_a_worktree_under_its_project() {
 fn an_archive_beside_the_data_in_one_source_is_never_read_as_data() {
     let tmp = tempfile::tempdir().unwrap();
     let backup = tmp.path().join("backup");
-    copy_tree(&common::demo(), &backup.join(".claude"));
+    common::copy_dir(&common::demo(), &backup.join(".claude"));
     let archive = backup.join("archive");
     let site = tmp.path().join("site");
     let first = build(vec![backup.clone()], &site, &archive);

@@ -16,19 +16,11 @@ struct Fixture {
     repo: PathBuf,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    for (rel, bytes) in common::read_tree(from) {
-        let p = to.join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, bytes).unwrap();
-    }
-}
-
 impl Fixture {
     fn new() -> Fixture {
         let tmp = tempfile::tempdir().unwrap();
         let src = tmp.path().join("claude");
-        copy_dir(&common::demo(), &src);
+        common::copy_dir(&common::demo(), &src);
         let f = Fixture {
             src,
             out: tmp.path().join("site"),

@@ -130,16 +130,7 @@ fn session_file(id: &str, word: &str) -> String {
 
 fn copy_demo() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
-    for entry in walkdir::WalkDir::new(common::demo()) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(common::demo()).unwrap();
-        let to = tmp.path().join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&to).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
+    common::copy_dir(&common::demo(), tmp.path());
     tmp
 }
 

@@ -98,6 +98,19 @@ pub fn read_tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// Copy the folder `from` (its folders and files) to `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let target = to.join(entry.path().strip_prefix(from).expect("inside"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
 /// A suite that needs something a fresh clone may not have (the shared
 /// corpus, Chromium) runs when it is there. When it is not, the suite is
 /// skipped with one loud line, except under `CI=true`, where it is required.
