@@ -226,28 +226,10 @@ fn classify<'a>(href: &'a str, page: &Path, base_path: &str) -> Target<'a> {
     Target::Site(clean, fragment)
 }
 
-/// `%20` and friends decoded; bytes that do not decode are kept.
+/// `%20` and friends decoded; a link whose escapes do not decode is
+/// taken as written.
 fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    crate::base::text::percent_decode(s).unwrap_or_else(|| s.to_string())
 }
 
 /// Every HTML page of the site, relative to it, and every other file.

@@ -82,7 +82,7 @@ async fn events(
 /// name. None for `..`, `.`, backslashes, NUL or a drive prefix: nothing
 /// outside the site is ever reached.
 pub fn site_path(uri_path: &str) -> Option<PathBuf> {
-    let decoded = percent_decode(uri_path)?;
+    let decoded = crate::base::text::percent_decode(uri_path)?;
     let mut path = PathBuf::new();
     for part in decoded.split('/').filter(|p| !p.is_empty()) {
         if part == "." || part == ".." || part.contains(['\\', '\0', ':']) {
@@ -95,24 +95,6 @@ pub fn site_path(uri_path: &str) -> Option<PathBuf> {
         }
     }
     Some(path)
-}
-
-/// `%xx` decoded; None when the result is not UTF-8 or an escape is cut.
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// A file of the site: HTML pages with the hook, directories as their
