@@ -10,7 +10,7 @@ use crate::knowledge::model::{
 };
 use crate::knowledge::redact::{Scrub, LOOKAHEAD};
 use crate::source::record::{
-    edits_of, input_lines, output_prefix, Content, Message, RawBlock, Record, EDIT_ARGS,
+    edits_of, input_lines, output_prefix, Content, Message, RawBlock, Record, ToolInput, EDIT_ARGS,
 };
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -329,12 +329,14 @@ impl Conversation {
                     }
                 }
                 Some("tool_use") | Some("server_tool_use") => {
-                    let call = tool_call(&b, sc);
+                    // The arguments are read once, for every use below.
+                    let input = b.tool_input();
+                    let call = tool_call(&b, input.as_ref(), sc);
                     *self.tools.entry(call.name.clone()).or_insert(0) += 1;
                     if let Some(id) = b.id.0.clone().filter(|i| !i.is_empty()) {
                         calls.push((id, blocks.len()));
                     }
-                    if let Some(input) = &b.tool_input() {
+                    if let Some(input) = &input {
                         for p in [&input.file_path, &input.notebook_path] {
                             if let Some(p) = p.as_deref() {
                                 self.files_touched.insert(sc.text(p));
@@ -610,12 +612,10 @@ pub fn text_of(content: &Content) -> String {
     }
 }
 
-/// The tool name and the one argument that says what the call did.
-fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
+/// A tool call as a session keeps it; `args` are its arguments, read once.
+fn tool_call(b: &RawBlock, args: Option<&ToolInput>, sc: &mut Scrub) -> ToolCall {
     let name = b.name.as_deref().unwrap_or("tool").to_string();
-    let arg = b
-        .tool_input()
-        .as_ref()
+    let arg = args
         .map(|i| {
             let pick = |fields: &[&crate::source::jsonl::Str]| {
                 fields
@@ -673,10 +673,10 @@ fn tool_call(b: &RawBlock, sc: &mut Scrub) -> ToolCall {
         .map(|raw| input_lines(raw, TOOL_TEXT_CHARS + LOOKAHEAD, skip))
         .unwrap_or_default();
     let launches = matches!(name.as_str(), "Task" | "Agent")
-        .then(|| b.tool_input())
+        .then_some(args)
         .flatten()
-        .and_then(|i| i.prompt.0)
-        .map(|p| prompt_key(&p));
+        .and_then(|i| i.prompt.as_deref())
+        .map(prompt_key);
     ToolCall {
         name: sc.owned(name),
         arg: sc.one_line(&arg, 160),
