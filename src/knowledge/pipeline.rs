@@ -133,33 +133,18 @@ impl Pipeline {
     /// they no longer have.
     fn sources(&self, report: &mut LoadReport) -> Result<discover::Sources, Error> {
         let mut sources = timed(report, "discover", || discover::discover(&self.sources))?;
+        if let Some(dir) = &self.archive {
+            apart_from_archive(dir, &mut sources)?;
+        }
         report.skips.extend(sources.skips.iter().cloned());
         report.notes.extend(sources.notes.iter().cloned());
         report.roots = sources.roots.iter().map(|r| r.shown_path()).collect();
         report.transcript_bytes = sources.transcript_bytes();
         if let Some(dir) = &self.archive {
-            // The archive's view is a data root: never read it as a source,
-            // and never keep the archive inside one.
-            let at = crate::base::dirs::resolved(dir);
-            sources
-                .roots
-                .retain(|r| !crate::base::dirs::resolved(&r.path).starts_with(&at));
-            if let Some(r) = sources
-                .roots
-                .iter()
-                .find(|r| at.starts_with(crate::base::dirs::resolved(&r.path)))
-            {
-                return Err(Error::ArchiveInside {
-                    archive: dir.clone(),
-                    other: r.path.clone(),
-                    what: "the data directory",
-                });
-            }
             let start = Instant::now();
             report.archive = Some(with_archive(dir, &mut sources, &mut report.skips)?);
             report.timings.push(("archive", start.elapsed()));
         }
-
         Ok(sources)
     }
 
@@ -246,6 +231,28 @@ impl Pipeline {
         report.redactions = tally.by_kind(&redactor);
         timed(&mut report, "cache", || cache.save());
         Ok((knowledge, report))
+    }
+}
+
+/// The archive's view is a data root: never read it as a source (it is
+/// added, as the archive, by [`with_archive`]), and never keep the archive
+/// inside one.
+fn apart_from_archive(dir: &std::path::Path, sources: &mut discover::Sources) -> Result<(), Error> {
+    let at = crate::base::dirs::resolved(dir);
+    sources
+        .roots
+        .retain(|r| !crate::base::dirs::resolved(&r.path).starts_with(&at));
+    match sources
+        .roots
+        .iter()
+        .find(|r| at.starts_with(crate::base::dirs::resolved(&r.path)))
+    {
+        Some(r) => Err(Error::ArchiveInside {
+            archive: dir.to_path_buf(),
+            other: r.path.clone(),
+            what: "the data directory",
+        }),
+        None => Ok(()),
     }
 }
 
