@@ -288,8 +288,10 @@ impl LoadedPage<'_> {
             title: format!("Page {}", n + 1),
             href: session_page_href(&p.first_href, n),
         };
+        let title = s.title();
+        let summary = s.titles.summary.as_deref().filter(|sum| *sum != title);
         SessionView {
-            title: s.title(),
+            title,
             id: &s.id,
             project: p.project.clone(),
             date: date_time(s.started),
@@ -303,11 +305,7 @@ impl LoadedPage<'_> {
             tokens_in: s.usage.input + s.usage.cache_read + s.usage.cache_creation,
             tokens_out: s.usage.output,
             cost: super::usage::cost_text(&s.usage_by_model),
-            summary: s
-                .titles
-                .summary
-                .as_deref()
-                .filter(|sum| *sum != s.title().as_str()),
+            summary,
             outcome: s.titles.last_answer.as_deref(),
             tools,
             turns,
