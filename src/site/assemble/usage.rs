@@ -50,28 +50,16 @@ pub fn cost(model: &str, u: &Usage) -> Option<f64> {
     Some(tokens / 1e6)
 }
 
-/// The cost of every model's usage: the sum, and whether a model had no price.
-pub fn total_cost(by_model: &ModelUsage) -> (f64, bool) {
-    let mut sum = 0.0;
-    let mut unknown = false;
-    for (model, u) in by_model {
-        if u.total() == 0 {
-            continue;
-        }
+/// `$1.23` for the models with a price, with "+ unknown price" when a
+/// model used has none; None when nothing was used.
+pub fn cost_text(by_model: &ModelUsage) -> Option<String> {
+    let (mut sum, mut known, mut unknown) = (0.0, false, false);
+    for (model, u) in by_model.iter().filter(|(_, u)| u.total() > 0) {
         match cost(model, u) {
-            Some(c) => sum += c,
+            Some(c) => (sum, known) = (sum + c, true),
             None => unknown = true,
         }
     }
-    (sum, unknown)
-}
-
-/// `$1.23`, with "+ unknown" when a model's price is not known.
-pub fn cost_text(by_model: &ModelUsage) -> Option<String> {
-    let (sum, unknown) = total_cost(by_model);
-    let known = by_model
-        .iter()
-        .any(|(m, u)| u.total() > 0 && cost(m, u).is_some());
     match (known, unknown) {
         (false, false) => None,
         (false, true) => Some("unknown price".to_string()),
