@@ -114,10 +114,10 @@ async fn file(State(site): State<Site>, request: Request) -> Response {
             let to = format!("{uri_path}/");
             return (StatusCode::PERMANENT_REDIRECT, [(header::LOCATION, to)]).into_response();
         }
-        return page(&site.root, &path.join("index.html"), StatusCode::OK).await;
+        return page(&site.root, &path.join("index.html")).await;
     }
     if path.extension().is_some_and(|e| e == "html") {
-        return page(&site.root, &path, StatusCode::OK).await;
+        return page(&site.root, &path).await;
     }
     match ServeDir::new(&site.root).oneshot(request).await {
         Ok(r) if r.status() == StatusCode::NOT_FOUND => not_found(&site.root).await,
@@ -126,29 +126,36 @@ async fn file(State(site): State<Site>, request: Request) -> Response {
     }
 }
 
-/// An HTML page with the reload hook, or the site's 404 page.
-async fn page(root: &Path, path: &Path, status: StatusCode) -> Response {
+/// An HTML page with the reload hook, or the site's 404 page when there
+/// is no such page.
+async fn page(root: &Path, path: &Path) -> Response {
     match tokio::fs::read_to_string(path).await {
-        Ok(html) => (
-            status,
-            [
-                (
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("text/html; charset=utf-8"),
-                ),
-                (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-            ],
-            with_hook(&html),
-        )
-            .into_response(),
-        Err(_) if status == StatusCode::OK => not_found(root).await,
-        Err(_) => (status, "not found\n").into_response(),
+        Ok(html) => html_response(StatusCode::OK, &html),
+        Err(_) => not_found(root).await,
     }
 }
 
-fn not_found(root: &Path) -> impl std::future::Future<Output = Response> + Send + '_ {
-    // Boxed: `page` and `not_found` call each other.
-    Box::pin(async move { page(root, &root.join("404.html"), StatusCode::NOT_FOUND).await })
+/// The site's 404 page (with the hook), with status 404.
+async fn not_found(root: &Path) -> Response {
+    match tokio::fs::read_to_string(root.join("404.html")).await {
+        Ok(html) => html_response(StatusCode::NOT_FOUND, &html),
+        Err(_) => (StatusCode::NOT_FOUND, "not found\n").into_response(),
+    }
+}
+
+fn html_response(status: StatusCode, html: &str) -> Response {
+    (
+        status,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        with_hook(html),
+    )
+        .into_response()
 }
 
 /// `html` with the reload script before `</body>`, and the page's
