@@ -216,8 +216,12 @@ impl Store {
             let Some((source, name, mtime)) = read_name(&path) else {
                 continue;
             };
-            let len = match self.read_object(id) {
-                Ok(bytes) => bytes.len() as u64,
+            // Counted as it streams: an object can be gigabytes.
+            let len = match self
+                .open_object(id)
+                .and_then(|mut r| std::io::copy(&mut r, &mut std::io::sink()))
+            {
+                Ok(len) => len,
                 Err(_) => continue,
             };
             lines.push(Entry::Add {
@@ -272,8 +276,7 @@ impl Store {
     /// The bytes of an object.
     pub fn read_object(&self, id: ObjectId) -> std::io::Result<Vec<u8>> {
         let mut out = Vec::new();
-        zstd::stream::read::Decoder::new(File::open(self.object_path(id))?)?
-            .read_to_end(&mut out)?;
+        self.open_object(id)?.read_to_end(&mut out)?;
         Ok(out)
     }
 
