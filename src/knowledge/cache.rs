@@ -27,7 +27,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 const PROBE: u64 = 4096;
 
 use crate::base::hash::hash_bytes;

@@ -9,5 +9,6 @@ pub mod identity;
 pub mod model;
 pub mod pipeline;
 pub mod redact;
+pub mod setup;
 pub mod spill;
 pub mod triage;

@@ -282,6 +282,9 @@ pub struct Session {
     pub usage_by_model: ModelUsage,
     pub tools: BTreeMap<Text, u64>,
     pub files_touched: BTreeSet<Text>,
+    /// What of the user's setup it used, the instructions it was given,
+    /// what happened while the user was away.
+    pub setup: crate::knowledge::extract::SetupUse,
     /// The start of some tool results: searched, never shown.
     pub tool_outputs: Vec<Text>,
 }
@@ -358,6 +361,8 @@ pub struct Knowledge {
     pub sessions: Vec<Session>,
     pub history: Vec<HistoryEntry>,
     pub starts: Vec<SessionStart>,
+    /// The user's setup: instructions, agents, commands, skills, settings.
+    pub setup: crate::knowledge::setup::Setup,
     /// Where the sessions' turns are.
     pub spill: crate::knowledge::spill::Spill,
 }

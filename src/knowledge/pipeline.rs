@@ -218,11 +218,17 @@ impl Pipeline {
         report.skips.extend(extracted.skips);
         let history = extract::history(raw_history, &redactor, &mut tally);
         let starts = extract::starts(raw_starts, &redactor, &mut tally);
+        let mut setup_skips = Vec::new();
+        let setup = timed(&mut report, "setup", || {
+            crate::knowledge::setup::read(&sources.roots, &redactor, &mut setup_skips, &mut tally)
+        });
+        report.skips.extend(setup_skips);
         let mut knowledge = Knowledge {
             memories: triaged.memories,
             sessions: extracted.sessions,
             history,
             starts,
+            setup,
             spill,
         };
         crate::knowledge::aliases::Aliases::new(&self.aliases, &redactor)

@@ -32,6 +32,11 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ),
     ("list.html", include_str!("../../templates/list.html")),
     ("usage.html", include_str!("../../templates/usage.html")),
+    ("setup.html", include_str!("../../templates/setup.html")),
+    (
+        "setup_doc.html",
+        include_str!("../../templates/setup_doc.html"),
+    ),
     (
         "partials/usage_cells.html",
         include_str!("../../templates/partials/usage_cells.html"),

@@ -24,6 +24,40 @@ pub struct Root {
     pub memory_dirs: Vec<MemoryDir>,
     pub history: Option<PathBuf>,
     pub session_starts: Vec<PathBuf>,
+    /// The user's setup: `CLAUDE.md`, agents, commands, skills, output
+    /// styles and `settings.json`, in walk order.
+    pub setup: Vec<SetupFile>,
+    /// `usage-data/facets/<session>.json`: what `/insights` made of a session.
+    pub facets: Vec<PathBuf>,
+    /// `file-history/`, when there is one: backups of the files sessions changed.
+    pub file_history: Option<PathBuf>,
+}
+
+/// What a setup file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum SetupKind {
+    /// The global `CLAUDE.md`: instructions read at the start of every session.
+    Instructions,
+    /// `agents/<name>.md`: a sub-agent type.
+    Agent,
+    /// `commands/<name>.md`: a slash command (`commands/ns/name.md` is `/ns:name`).
+    Command,
+    /// `skills/<name>/SKILL.md`: one of Claude Code's own skills.
+    Skill,
+    /// `output-styles/<name>.md`.
+    OutputStyle,
+    /// `settings.json`: hooks, MCP servers, plugins.
+    Settings,
+}
+
+/// One setup file and the name sessions use for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetupFile {
+    pub kind: SetupKind,
+    /// `CLAUDE.md`, the agent type, `/command`, the skill's folder name,
+    /// the style's file stem, `settings.json`.
+    pub name: String,
+    pub path: PathBuf,
 }
 
 /// A JSONL transcript and what its place in the tree says about it.
@@ -323,6 +357,22 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
         ["sessions", file] if file.ends_with(".json") => {
             root.session_starts.push(path.to_path_buf())
         }
+        ["file-history", ..] => {
+            root.file_history
+                .get_or_insert_with(|| root.path.join("file-history"));
+        }
+        ["usage-data", "facets", file] if file.ends_with(".json") => {
+            root.facets.push(path.to_path_buf())
+        }
+        _ if setup_kind(parts).is_some() => {
+            if let Some((kind, name)) = setup_kind(parts) {
+                root.setup.push(SetupFile {
+                    kind,
+                    name,
+                    path: path.to_path_buf(),
+                });
+            }
+        }
         ["projects", dir, "memory", file] if file.ends_with(".md") => {
             let mdir = memory_dir(root, dir, path);
             if *file == "MEMORY.md" {
@@ -387,6 +437,31 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
             });
         }
         _ => {}
+    }
+}
+
+/// A setup file's kind and name, from its place in the data root.
+fn setup_kind(parts: &[&str]) -> Option<(SetupKind, String)> {
+    let md = |f: &str| {
+        f.strip_suffix(".md")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    match parts {
+        ["CLAUDE.md"] => Some((SetupKind::Instructions, "CLAUDE.md".into())),
+        ["settings.json"] => Some((SetupKind::Settings, "settings.json".into())),
+        ["agents", file] => Some((SetupKind::Agent, md(file)?)),
+        ["output-styles", file] => Some((SetupKind::OutputStyle, md(file)?)),
+        ["skills", name, "SKILL.md"] => Some((SetupKind::Skill, name.to_string())),
+        ["commands", folders @ .., file] => {
+            let mut name = folders.join(":");
+            if !name.is_empty() {
+                name.push(':');
+            }
+            name.push_str(&md(file)?);
+            Some((SetupKind::Command, format!("/{name}")))
+        }
+        _ => None,
     }
 }
 

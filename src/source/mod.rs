@@ -8,3 +8,4 @@ pub mod history;
 pub mod jsonl;
 pub mod memory;
 pub mod record;
+pub mod setup;

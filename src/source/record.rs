@@ -36,6 +36,9 @@ pub struct Record<'a> {
     pub leaf_uuid: Str,
     pub ai_title: Str,
     pub custom_title: Str,
+    /// Kept raw: parsed only for the instruction files it names.
+    #[serde(borrow)]
+    pub attachment: Option<&'a RawValue>,
     /// Kept raw: parsed only for user and assistant lines.
     #[serde(borrow)]
     pub message: Option<&'a RawValue>,

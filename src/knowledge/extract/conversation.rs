@@ -130,6 +130,31 @@ fn strip_context(text: &str) -> String {
     out
 }
 
+/// What of the user's setup a conversation used, and what it was told.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SetupUse {
+    /// `/command`, `agent:<type>`, `skill:<name>`.
+    pub uses: BTreeSet<Text>,
+    /// Instruction files Claude Code read for it (`CLAUDE.md`, rules), by
+    /// path: the last content seen, cut after [`INSTRUCTION_CHARS`].
+    pub instructions: BTreeMap<Text, Text>,
+    /// The last `away_summary`: what happened while the user was away.
+    pub away: Option<Text>,
+}
+
+/// How much of one instruction file a session keeps.
+pub const INSTRUCTION_CHARS: usize = 16_000;
+
+impl SetupUse {
+    pub fn absorb(&mut self, next: SetupUse) {
+        self.uses.extend(next.uses);
+        self.instructions.extend(next.instructions);
+        if next.away.is_some() {
+            self.away = next.away;
+        }
+    }
+}
+
 /// Accumulates one conversation's turns and counts.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Conversation {
@@ -142,6 +167,9 @@ pub struct Conversation {
     pub by_model: ModelUsage,
     pub tools: BTreeMap<Text, u64>,
     pub files_touched: BTreeSet<Text>,
+    /// What of the user's setup it used, and the instructions it was given.
+    #[serde(default)]
+    pub setup: SetupUse,
     /// The start of the first tool results (never shown; searched at weight 0.5).
     pub outputs: Vec<Text>,
     pub models: BTreeSet<Text>,
@@ -304,11 +332,17 @@ impl Conversation {
 
     fn command_line(&mut self, line: UserLine, ts: Option<DateTime<Utc>>, sc: &mut Scrub) {
         match line {
-            UserLine::Command { name, args } => self.turns.push(Turn::Command {
-                ts,
-                name: sc.owned(name),
-                args: sc.owned(args),
-            }),
+            UserLine::Command { name, args } => {
+                let name = sc.owned(name);
+                if name.starts_with('/') {
+                    self.setup.uses.insert(name.clone());
+                }
+                self.turns.push(Turn::Command {
+                    ts,
+                    name,
+                    args: sc.owned(args),
+                })
+            }
             UserLine::Output(text) => self.turns.push(Turn::CommandOutput {
                 text: sc.owned(text),
             }),
@@ -337,6 +371,7 @@ impl Conversation {
                         calls.push((id, blocks.len()));
                     }
                     if let Some(input) = &input {
+                        self.note_setup_use(&call.name, input, sc);
                         for p in [&input.file_path, &input.notebook_path] {
                             if let Some(p) = p.as_deref() {
                                 self.files_touched.insert(sc.text(p));
@@ -349,6 +384,45 @@ impl Conversation {
             }
         }
         (blocks, calls)
+    }
+
+    /// A Task with an agent type, a Skill: the setup it used.
+    fn note_setup_use(&mut self, tool: &str, input: &ToolInput, sc: &mut Scrub) {
+        let used = match tool {
+            "Task" | "Agent" => input.subagent_type.as_deref().map(|t| format!("agent:{t}")),
+            "Skill" => input.skill.as_deref().map(|s| format!("skill:{s}")),
+            _ => None,
+        };
+        if let Some(u) = used.filter(|u| !u.ends_with(':')) {
+            self.setup.uses.insert(sc.text(&u));
+        }
+    }
+
+    /// An `attachment` line: the instruction files Claude Code read
+    /// (`nested_memory`); the rest are reminders the wiki leaves out.
+    pub fn attachment(&mut self, raw: &serde_json::value::RawValue, sc: &mut Scrub) {
+        #[derive(serde::Deserialize)]
+        struct Attachment {
+            #[serde(rename = "type")]
+            kind: Option<String>,
+            path: Option<String>,
+            content: Option<NestedContent>,
+        }
+        #[derive(serde::Deserialize)]
+        struct NestedContent {
+            content: Option<String>,
+        }
+        let Ok(a) = serde_json::from_str::<Attachment>(raw.get()) else {
+            return;
+        };
+        if a.kind.as_deref() != Some("nested_memory") {
+            return;
+        }
+        if let (Some(path), Some(text)) = (a.path, a.content.and_then(|c| c.content)) {
+            let path = sc.text(&path);
+            let text = sc.prefix(&text, INSTRUCTION_CHARS);
+            self.setup.instructions.insert(path, text);
+        }
     }
 
     /// An `assistant` line: one block of a response, or all of it.
@@ -513,6 +587,7 @@ impl Conversation {
             *self.tools.entry(k).or_insert(0) += v;
         }
         self.files_touched.extend(next.files_touched);
+        self.setup.absorb(next.setup);
         let room = OUTPUT_SAMPLES.saturating_sub(self.outputs.len());
         self.outputs.extend(next.outputs.into_iter().take(room));
         self.models.extend(next.models);

@@ -10,7 +10,7 @@
 mod conversation;
 mod transcript;
 
-pub use conversation::{classify_user_text, UserLine};
+pub use conversation::{classify_user_text, SetupUse, UserLine, INSTRUCTION_CHARS};
 pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, PIECE_BYTES};
 
 use crate::base::error::Error;
@@ -304,6 +304,7 @@ fn add_part(
         *s.tools.entry(k).or_insert(0) += v;
     }
     s.files_touched.extend(conv.files_touched);
+    s.setup.absorb(conv.setup);
     s.tool_outputs.extend(conv.outputs);
     // Parts from several files: keep the turns in time order of their parts.
     let part_is_earlier = match (conv.first, s.started) {

@@ -233,10 +233,15 @@ impl ReaderState {
             return;
         }
         let d = &mut self.digest;
-        if !matches!(
-            kind,
-            "custom-title" | "ai-title" | "user" | "assistant" | "system"
-        ) {
+        let wanted = match kind {
+            "custom-title" | "ai-title" | "user" | "assistant" | "system" => true,
+            // Of attachments, only the instruction files Claude Code read.
+            "attachment" => rec
+                .attachment
+                .is_some_and(|a| a.get().contains("\"nested_memory\"")),
+            _ => false,
+        };
+        if !wanted {
             return;
         }
         let p = part(
@@ -261,7 +266,7 @@ impl ReaderState {
                 }
                 return;
             }
-            "user" | "assistant" | "system" => {}
+            "user" | "assistant" | "system" | "attachment" => {}
             _ => return,
         }
         note_metadata(p, rec, sc);
@@ -531,7 +536,19 @@ fn apply(
                         conv.local_command(text, ts, sc);
                     }
                 }
+                // What happened while the user was away, as Claude Code
+                // tells it when they come back.
+                Some("away_summary") => {
+                    if let Some(text) = rec.content.as_deref().filter(|t| !t.trim().is_empty()) {
+                        conv.setup.away = Some(sc.text(text));
+                    }
+                }
                 _ => {}
+            }
+        }
+        "attachment" => {
+            if let Some(raw) = rec.attachment {
+                conv.attachment(raw, sc);
             }
         }
         _ => {}

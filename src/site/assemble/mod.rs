@@ -19,6 +19,7 @@ mod memories;
 mod paging;
 mod projects;
 mod sessions;
+mod setup;
 mod timeline;
 mod usage;
 pub mod views;
@@ -52,6 +53,8 @@ pub enum View<'m> {
     /// The page a server shows for an address with nothing at it.
     NotFound(NotFoundView),
     Usage(views::UsageView),
+    Setup(views::SetupView<'m>),
+    SetupDoc(views::SetupDocView<'m>),
 }
 
 /// One page of the site.
@@ -106,9 +109,11 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     pages.extend(memories::pages(&l));
     pages.extend(sessions::list(&l));
     pages.push(usage::page(&l));
+    let setup = setup::Paths::new(&l);
+    pages.extend(setup::pages(&l, &setup));
     let mut search_docs = memories::search_docs(&l);
     search_docs.extend(projects::history_docs(&l));
-    let (session_pages, session_docs) = sessions::pages(&l)?;
+    let (session_pages, session_docs) = sessions::pages(&l, &setup)?;
     let timeline_pages = timeline::pages(&l, &activity);
     // Exactly: with a hundred thousand sessions, doubling would hold tens
     // of megabytes of room never used.

@@ -63,6 +63,7 @@ pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
 /// let go.
 pub(super) fn pages<'m>(
     l: &Links<'m>,
+    setup: &super::setup::Paths<'m>,
 ) -> Result<(Vec<Page<'m>>, Vec<crate::site::search::Doc>), crate::Error> {
     use rayon::prelude::*;
     let model = l.model;
@@ -98,6 +99,10 @@ pub(super) fn pages<'m>(
         let project = l.session_project[i]
             .as_deref()
             .and_then(|k| l.project_link(k));
+        let extra = Arc::new(Extra {
+            setup: setup.used_by(i),
+            facet: setup.facets.get(s.id.as_str()).copied(),
+        });
         let count = spans.len();
         for (page, span) in spans.into_iter().enumerate() {
             let title = if count > 1 {
@@ -119,6 +124,7 @@ pub(super) fn pages<'m>(
                     pages: count,
                     first_href: first.clone(),
                     agents: agents.clone(),
+                    extra: extra.clone(),
                 }),
             });
         }
@@ -218,6 +224,15 @@ pub struct SessionPage<'m> {
     first_href: String,
     /// Which call started which sub-agent (shared by the session's pages).
     agents: Arc<AgentLinks>,
+    extra: Arc<Extra<'m>>,
+}
+
+/// What a session page shows beside its turns, shared by its pages.
+#[derive(Debug)]
+struct Extra<'m> {
+    /// The setup it used.
+    setup: Vec<Link>,
+    facet: Option<&'m crate::knowledge::setup::Facet>,
 }
 
 /// The turns of one session page, read back from the spill.
@@ -307,6 +322,9 @@ impl LoadedPage<'_> {
             cost: super::usage::cost_text(&s.usage_by_model),
             summary,
             outcome: s.titles.last_answer.as_deref(),
+            away: s.setup.away.as_deref(),
+            facet: p.extra.facet.map(super::views::FacetView::of),
+            setup: p.extra.setup.clone(),
             tools,
             turns,
             subagents: s.subagents[p.span.subagents.clone()]

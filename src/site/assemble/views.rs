@@ -237,6 +237,12 @@ pub struct SessionView<'m> {
     pub summary: Option<&'m str>,
     /// The first paragraph of its last answer: where it ended.
     pub outcome: Option<&'m str>,
+    /// What happened while the user was away (`away_summary`).
+    pub away: Option<&'m str>,
+    /// What `/insights` made of it.
+    pub facet: Option<FacetView<'m>>,
+    /// The agents, commands, skills and instruction files it used.
+    pub setup: Vec<Link>,
     pub tools: Vec<ToolCount>,
     pub turns: Vec<TurnView<'m>>,
     pub subagents: Vec<SubagentView<'m>>,
@@ -374,4 +380,138 @@ pub struct HeatCell {
     pub y: usize,
     pub level: u64,
     pub label: String,
+}
+
+/// One file of the user's setup in a list.
+#[derive(Debug, Serialize)]
+pub struct SetupItem {
+    pub title: String,
+    pub href: String,
+    pub description: String,
+    /// For an instruction file a project's sessions read: the project.
+    pub project: Option<Link>,
+    /// How many sessions used it.
+    pub used: usize,
+}
+
+/// The setup files of one kind.
+#[derive(Debug, Serialize)]
+pub struct SetupGroup {
+    /// `agents`, `commands`, `skills` …
+    pub kind: &'static str,
+    pub label: &'static str,
+    pub items: Vec<SetupItem>,
+}
+
+/// The setup page.
+#[derive(Debug, Serialize)]
+pub struct SetupView<'m> {
+    pub groups: Vec<SetupGroup>,
+    pub settings: Option<SettingsView<'m>>,
+}
+
+/// One hook of `settings.json`.
+#[derive(Debug, Serialize)]
+pub struct HookRow<'m> {
+    pub event: &'m str,
+    pub matcher: &'m str,
+    pub commands: Vec<&'m str>,
+}
+
+/// One MCP server of `settings.json`.
+#[derive(Debug, Serialize)]
+pub struct McpRow<'m> {
+    pub name: &'m str,
+    pub transport: &'m str,
+    /// The command and its arguments, or the address (secrets hidden).
+    pub target: &'m str,
+    /// Environment variables and headers it is given, by name only.
+    pub hidden: Vec<&'m str>,
+}
+
+/// What `settings.json` says (values of secrets never read).
+#[derive(Debug, Serialize)]
+pub struct SettingsView<'m> {
+    pub model: Option<&'m str>,
+    pub output_style: Option<&'m str>,
+    pub status_line: Option<&'m str>,
+    pub env_names: Vec<&'m str>,
+    pub hooks: Vec<HookRow<'m>>,
+    pub mcp: Vec<McpRow<'m>>,
+    /// (name, enabled).
+    pub plugins: Vec<(&'m str, bool)>,
+    /// (allow | ask | deny, rule).
+    pub permissions: Vec<(&'m str, &'m str)>,
+}
+
+impl<'m> SettingsView<'m> {
+    pub fn of(s: &'m crate::knowledge::setup::Settings) -> SettingsView<'m> {
+        let strs = |v: &'m [crate::knowledge::model::Text]| v.iter().map(|t| t.as_str()).collect();
+        SettingsView {
+            model: s.model.as_deref(),
+            output_style: s.output_style.as_deref(),
+            status_line: s.status_line.as_deref(),
+            env_names: strs(&s.env_names),
+            hooks: s
+                .hooks
+                .iter()
+                .map(|(event, matcher, commands)| HookRow {
+                    event,
+                    matcher,
+                    commands: strs(commands),
+                })
+                .collect(),
+            mcp: s
+                .mcp
+                .iter()
+                .map(|(name, transport, target, hidden)| McpRow {
+                    name,
+                    transport,
+                    target,
+                    hidden: strs(hidden),
+                })
+                .collect(),
+            plugins: s.plugins.iter().map(|(n, on)| (n.as_str(), *on)).collect(),
+            permissions: s
+                .permissions
+                .iter()
+                .map(|(k, r)| (k.as_str(), r.as_str()))
+                .collect(),
+        }
+    }
+}
+
+/// A page of one setup file.
+#[derive(Debug, Serialize)]
+pub struct SetupDocView<'m> {
+    /// `Agents`, `Commands`, `Claude Code skills` …
+    pub kind: &'static str,
+    pub name: &'m str,
+    pub description: &'m str,
+    /// Markdown.
+    pub body: &'m str,
+    pub project: Option<Link>,
+    /// The sessions that used it, newest first (at most 50).
+    pub used_in: Vec<SessionRow>,
+    pub used_total: usize,
+}
+
+/// What `/insights` made of a session.
+#[derive(Debug, Serialize)]
+pub struct FacetView<'m> {
+    pub goal: Option<&'m str>,
+    pub outcome: Option<&'m str>,
+    pub summary: Option<&'m str>,
+    pub categories: Vec<&'m str>,
+}
+
+impl<'m> FacetView<'m> {
+    pub fn of(f: &'m crate::knowledge::setup::Facet) -> FacetView<'m> {
+        FacetView {
+            goal: f.goal.as_deref(),
+            outcome: f.outcome.as_deref(),
+            summary: f.summary.as_deref(),
+            categories: f.categories.iter().map(|c| c.as_str()).collect(),
+        }
+    }
 }
