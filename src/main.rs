@@ -41,6 +41,9 @@ enum Command {
     /// What the archive keeps: status, verify, export.
     #[command(subcommand)]
     Archive(ArchiveCommand),
+    /// Print a file back from what the sessions recorded of it (writes, edits, Claude Code's backups), e.g. one you deleted.
+    #[command(after_help = RECOVER_EXAMPLES)]
+    Recover(RecoverArgs),
     /// Search sessions and memories directly, without building (exit 1 when nothing matches).
     #[command(after_help = SEARCH_EXAMPLES)]
     Search(SearchArgs),
@@ -149,6 +152,32 @@ enum ThemeCommand {
     },
 }
 
+const RECOVER_EXAMPLES: &str = "\
+Examples:
+  ccwiki recover src/app.rs --project tide-api --list
+  ccwiki recover /home/me/code/tide-api/src/app.rs > app.rs
+  ccwiki recover src/app.rs -p tide-api --at '2026-11-04 09:30' > app.rs
+
+The content is printed as the sessions recorded it: not redacted.";
+
+#[derive(clap::Args)]
+struct RecoverArgs {
+    /// The file as the sessions wrote it: absolute, or relative to its project.
+    #[arg(value_name = "PATH")]
+    path: String,
+    #[command(flatten)]
+    data: options::DataFlags,
+    /// The project (its folder, or the end of it), for a relative PATH.
+    #[arg(long, short = 'p', value_name = "P")]
+    project: Option<String>,
+    /// The newest version at or before this time (2026-11-04, 2026-11-04 09:30, or RFC 3339; UTC).
+    #[arg(long, value_name = "TIME")]
+    at: Option<String>,
+    /// List the versions ccwiki can rebuild instead of printing one.
+    #[arg(long, conflicts_with = "at")]
+    list: bool,
+}
+
 const SEARCH_EXAMPLES: &str = "\
 Examples:
   ccwiki search \"log rotation\"
@@ -211,6 +240,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => run_serve(args),
         Command::Check(args) => run_check(args),
         Command::Archive(cmd) => run_archive(cmd),
+        Command::Recover(args) => run_recover(args),
         Command::Search(args) => run_search(args),
         Command::Init(args) => run_init(args),
         Command::Theme(cmd) => run_theme(cmd),
@@ -302,6 +332,41 @@ fn run_theme(cmd: ThemeCommand) -> ExitCode {
                 }
                 Err(e) => fail(&e),
             }
+        }
+    }
+}
+
+fn run_recover(args: RecoverArgs) -> ExitCode {
+    use ccwiki::app::recover::{parse_time, recover, Wanted};
+    let pipeline = match options::load_config(&args.data) {
+        Ok(loaded) => options::pipeline(&args.data, &loaded),
+        Err(e) => return fail(&e),
+    };
+    let wanted = match (&args.at, args.list) {
+        (_, true) => Wanted::List,
+        (Some(at), false) => match parse_time(at) {
+            Ok(t) => Wanted::Content(Some(t)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        (None, false) => Wanted::Content(None),
+    };
+    let query = ccwiki::knowledge::recover::Query {
+        path: args.path,
+        project: args.project,
+    };
+    match recover(&pipeline, &query, &wanted) {
+        Ok((out, notes)) => {
+            for n in notes {
+                eprintln!("note: {n}");
+            }
+            print_bytes(out.as_bytes())
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
         }
     }
 }

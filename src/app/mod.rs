@@ -6,5 +6,6 @@ pub mod build;
 pub mod check;
 pub mod init;
 pub mod options;
+pub mod recover;
 pub mod search;
 pub mod summary;

@@ -8,6 +8,7 @@ pub mod extract;
 pub mod identity;
 pub mod model;
 pub mod pipeline;
+pub mod recover;
 pub mod redact;
 pub mod setup;
 pub mod spill;

@@ -153,6 +153,19 @@ pub struct Edit {
     pub new: Text,
 }
 
+/// A backup Claude Code kept of a file a session changed
+/// (`file-history/<session>/<name>`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Backup {
+    /// As the snapshot names it: relative to the session's `cwd`, or absolute.
+    pub path: Text,
+    pub version: u32,
+    #[serde(with = "chrono::serde::ts_microseconds_option")]
+    pub at: Option<DateTime<Utc>>,
+    /// A backup file exists (the file existed before this version).
+    pub kept: bool,
+}
+
 /// How much of each side of an edit a session keeps.
 pub const EDIT_CHARS: usize = 4_000;
 
@@ -283,8 +296,8 @@ pub struct Session {
     pub tools: BTreeMap<Text, u64>,
     pub files_touched: BTreeSet<Text>,
     /// What of the user's setup it used, the instructions it was given,
-    /// what happened while the user was away.
-    pub setup: crate::knowledge::extract::SetupUse,
+    /// what happened while the user was away, the backups of its files.
+    pub setup: crate::knowledge::extract::Aside,
     /// The start of some tool results: searched, never shown.
     pub tool_outputs: Vec<Text>,
 }

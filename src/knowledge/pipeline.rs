@@ -148,6 +148,18 @@ impl Pipeline {
         Ok(sources)
     }
 
+    /// The versions of a file the sources (and the archive) hold, in full
+    /// and unredacted: for its owner's terminal only.
+    pub fn file_versions(
+        &self,
+        q: &crate::knowledge::recover::Query,
+    ) -> Result<(Vec<crate::knowledge::recover::Version>, LoadReport), Error> {
+        let mut report = LoadReport::default();
+        let sources = self.sources(&mut report)?;
+        let versions = crate::knowledge::recover::versions(&sources.roots, q, &mut report.skips);
+        Ok((versions, report))
+    }
+
     /// Read everything, redacted.
     pub fn load(&self) -> Result<(Knowledge, LoadReport), Error> {
         let mut report = LoadReport::default();

@@ -32,7 +32,12 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ),
     ("list.html", include_str!("../../templates/list.html")),
     ("usage.html", include_str!("../../templates/usage.html")),
+    (
+        "partials/diff.html",
+        include_str!("../../templates/partials/diff.html"),
+    ),
     ("setup.html", include_str!("../../templates/setup.html")),
+    ("file.html", include_str!("../../templates/file.html")),
     (
         "setup_doc.html",
         include_str!("../../templates/setup_doc.html"),
@@ -322,6 +327,7 @@ impl Renderer {
     pub fn page(&self, page: &Page<'_>, stager: &Stager<'_>) -> Result<(), Error> {
         match &page.view {
             crate::site::assemble::View::Session(s) => self.emit(page, &s.load()?.view(), stager),
+            crate::site::assemble::View::File(f) => self.emit(page, &f.load()?.view(), stager),
             view => self.emit(page, view, stager),
         }
     }

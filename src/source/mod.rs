@@ -3,6 +3,7 @@
 //! redacted: its output goes only to the knowledge layer.
 
 pub mod archive;
+pub mod changes;
 pub mod discover;
 pub mod history;
 pub mod jsonl;

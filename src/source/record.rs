@@ -36,6 +36,9 @@ pub struct Record<'a> {
     pub leaf_uuid: Str,
     pub ai_title: Str,
     pub custom_title: Str,
+    /// `file-history-snapshot` lines: kept raw, read by [`tracked_backups`].
+    #[serde(borrow)]
+    pub snapshot: Option<&'a RawValue>,
     /// Kept raw: parsed only for the instruction files it names.
     #[serde(borrow)]
     pub attachment: Option<&'a RawValue>,
@@ -112,6 +115,49 @@ impl RawBlock<'_> {
         self.input
             .and_then(|raw| serde_json::from_str(raw.get()).ok())
     }
+}
+
+/// One file a `file-history-snapshot` tracks: its backup in
+/// `file-history/<session>/<backup>` (None: the file did not exist yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackedBackup {
+    /// As Claude Code wrote it: relative to the session's `cwd`, or absolute.
+    pub path: String,
+    pub backup: Option<String>,
+    pub version: u32,
+    pub time: Option<String>,
+}
+
+/// The files a `snapshot` tracks.
+pub fn tracked_backups(snapshot: &RawValue) -> Vec<TrackedBackup> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Snapshot {
+        #[serde(default)]
+        tracked_file_backups: std::collections::BTreeMap<String, Tracked>,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Tracked {
+        backup_file_name: Option<String>,
+        version: Option<u32>,
+        backup_time: Option<String>,
+    }
+    let Ok(s) = serde_json::from_str::<Snapshot>(snapshot.get()) else {
+        return Vec::new();
+    };
+    s.tracked_file_backups
+        .into_iter()
+        .map(|(path, t)| TrackedBackup {
+            path,
+            // A backup is a file name, never a path.
+            backup: t
+                .backup_file_name
+                .filter(|b| !b.is_empty() && !b.contains(['/', '\\']) && b != ".."),
+            version: t.version.unwrap_or(0),
+            time: t.backup_time,
+        })
+        .collect()
 }
 
 /// The arguments of the calls that change a file.

@@ -130,9 +130,11 @@ fn strip_context(text: &str) -> String {
     out
 }
 
-/// What of the user's setup a conversation used, and what it was told.
+/// What a conversation holds beside its turns: the setup it used, the
+/// instructions it was given, what happened while the user was away, the
+/// backups Claude Code kept of the files it changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SetupUse {
+pub struct Aside {
     /// `/command`, `agent:<type>`, `skill:<name>`.
     pub uses: BTreeSet<Text>,
     /// Instruction files Claude Code read for it (`CLAUDE.md`, rules), by
@@ -140,18 +142,21 @@ pub struct SetupUse {
     pub instructions: BTreeMap<Text, Text>,
     /// The last `away_summary`: what happened while the user was away.
     pub away: Option<Text>,
+    /// The backups `file-history-snapshot` lines name, each once.
+    pub backups: BTreeSet<crate::knowledge::model::Backup>,
 }
 
 /// How much of one instruction file a session keeps.
 pub const INSTRUCTION_CHARS: usize = 16_000;
 
-impl SetupUse {
-    pub fn absorb(&mut self, next: SetupUse) {
+impl Aside {
+    pub fn absorb(&mut self, next: Aside) {
         self.uses.extend(next.uses);
         self.instructions.extend(next.instructions);
         if next.away.is_some() {
             self.away = next.away;
         }
+        self.backups.extend(next.backups);
     }
 }
 
@@ -167,9 +172,8 @@ pub struct Conversation {
     pub by_model: ModelUsage,
     pub tools: BTreeMap<Text, u64>,
     pub files_touched: BTreeSet<Text>,
-    /// What of the user's setup it used, and the instructions it was given.
     #[serde(default)]
-    pub setup: SetupUse,
+    pub setup: Aside,
     /// The start of the first tool results (never shown; searched at weight 0.5).
     pub outputs: Vec<Text>,
     pub models: BTreeSet<Text>,
@@ -422,6 +426,18 @@ impl Conversation {
             let path = sc.text(&path);
             let text = sc.prefix(&text, INSTRUCTION_CHARS);
             self.setup.instructions.insert(path, text);
+        }
+    }
+
+    /// A `file-history-snapshot` line: the backups it names.
+    pub fn snapshot(&mut self, raw: &serde_json::value::RawValue, sc: &mut Scrub) {
+        for t in crate::source::record::tracked_backups(raw) {
+            self.setup.backups.insert(crate::knowledge::model::Backup {
+                path: sc.text(&t.path),
+                version: t.version,
+                at: super::transcript::parse_ts(t.time.as_deref()),
+                kept: t.backup.is_some(),
+            });
         }
     }
 

@@ -10,7 +10,7 @@
 mod conversation;
 mod transcript;
 
-pub use conversation::{classify_user_text, SetupUse, UserLine, INSTRUCTION_CHARS};
+pub use conversation::{classify_user_text, Aside, UserLine, INSTRUCTION_CHARS};
 pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, PIECE_BYTES};
 
 use crate::base::error::Error;

@@ -97,7 +97,7 @@ pub fn uuid_hash(uuid: &str) -> u64 {
     crate::base::hash::hash_bytes(uuid.as_bytes())
 }
 
-fn parse_ts(s: Option<&str>) -> Option<DateTime<Utc>> {
+pub(super) fn parse_ts(s: Option<&str>) -> Option<DateTime<Utc>> {
     let s = s?;
     DateTime::parse_from_rfc3339(s)
         .ok()
@@ -239,6 +239,7 @@ impl ReaderState {
             "attachment" => rec
                 .attachment
                 .is_some_and(|a| a.get().contains("\"nested_memory\"")),
+            "file-history-snapshot" => rec.snapshot.is_some(),
             _ => false,
         };
         if !wanted {
@@ -266,7 +267,7 @@ impl ReaderState {
                 }
                 return;
             }
-            "user" | "assistant" | "system" | "attachment" => {}
+            "user" | "assistant" | "system" | "attachment" | "file-history-snapshot" => {}
             _ => return,
         }
         note_metadata(p, rec, sc);
@@ -549,6 +550,11 @@ fn apply(
         "attachment" => {
             if let Some(raw) = rec.attachment {
                 conv.attachment(raw, sc);
+            }
+        }
+        "file-history-snapshot" => {
+            if let Some(raw) = rec.snapshot {
+                conv.snapshot(raw, sc);
             }
         }
         _ => {}

@@ -84,6 +84,9 @@ pub(super) fn memory_section(kind: &MemoryKind) -> &'static str {
     }
 }
 
+/// How long a session's digest line is in a list.
+const DIGEST_CHARS: usize = 160;
+
 /// Every page's path and every cross-reference, decided once.
 pub(super) struct Links<'m> {
     pub model: &'m Knowledge,
@@ -107,6 +110,8 @@ pub(super) struct Links<'m> {
     pub bodies: Vec<String>,
     /// (title, href) of the memories that link to each memory.
     pub backlinks: Vec<BTreeSet<(String, String)>>,
+    /// Session id → what `/insights` made of it.
+    pub facets: HashMap<&'m str, &'m crate::knowledge::setup::Facet>,
 }
 
 impl<'m> Links<'m> {
@@ -177,6 +182,12 @@ impl<'m> Links<'m> {
             history_prompts,
             bodies: Vec::new(),
             backlinks: Vec::new(),
+            facets: model
+                .setup
+                .facets
+                .iter()
+                .map(|f| (f.session_id.as_str(), f))
+                .collect(),
         };
         let mut sessions: Vec<usize> = (0..model.sessions.len())
             .filter(|i| links.session_href[*i].is_some())
@@ -243,8 +254,10 @@ impl<'m> Links<'m> {
 
     pub fn session_row(&self, i: usize) -> SessionRow {
         let s = &self.model.sessions[i];
+        let title = s.title();
         SessionRow {
-            title: s.title(),
+            digest: self.digest(i, &title),
+            title,
             href: self.session_href[i].clone().unwrap_or_default(),
             date: date_time(s.started),
             project: self.session_project[i]
@@ -253,6 +266,24 @@ impl<'m> Links<'m> {
             prompts: s.prompts,
             duration: duration(s.started, s.ended),
         }
+    }
+
+    /// A line that says what a session was about beyond its title: what
+    /// `/insights` made of it, else its summary, else what happened while
+    /// the user was away, else where it ended.
+    pub fn digest(&self, i: usize, title: &str) -> Option<String> {
+        let s = &self.model.sessions[i];
+        let facet = self
+            .facets
+            .get(s.id.as_str())
+            .and_then(|f| f.summary.as_deref());
+        let summary = s.titles.summary.as_deref().filter(|t| *t != title);
+        let text = facet
+            .or(summary)
+            .or(s.setup.away.as_deref())
+            .or(s.titles.last_answer.as_deref())?;
+        let line = crate::base::text::one_line(text, DIGEST_CHARS);
+        (!line.is_empty()).then_some(line)
     }
 
     /// Memories whose kind passes `pred`, in model order.

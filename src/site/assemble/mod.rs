@@ -12,6 +12,7 @@
 //! reads it and returns its pages.
 
 mod diff;
+mod files;
 mod format;
 mod home;
 mod links;
@@ -29,6 +30,7 @@ use crate::knowledge::model::Knowledge;
 use serde::Serialize;
 use views::*;
 
+pub use files::{FilePage, LoadedFile};
 pub use format::duration;
 pub use links::project_key;
 pub use memories::split_skill;
@@ -48,6 +50,9 @@ pub enum View<'m> {
     /// Rendered from [`SessionPage::load`], never serialised as it is.
     #[serde(skip_serializing)]
     Session(SessionPage<'m>),
+    /// Rendered from [`FilePage::load`], never serialised as it is.
+    #[serde(skip_serializing)]
+    File(FilePage<'m>),
     Timeline(TimelineView),
     List(ListView<'m>),
     /// The page a server shows for an address with nothing at it.
@@ -104,16 +109,18 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     let l = links::Links::new(model, &mut skips);
     let cards = projects::cards(&l);
     let activity = timeline::activity(&l);
+    let setup = setup::Paths::new(&l);
+    let (session_pages, session_docs, changes) = sessions::pages(&l, &setup)?;
+    let (file_pages, file_lists) = files::pages(&l, changes);
     let mut pages = home::pages(&l, &cards, &activity);
-    pages.extend(projects::pages(&l, &cards));
+    pages.extend(projects::pages(&l, &cards, file_lists));
     pages.extend(memories::pages(&l));
     pages.extend(sessions::list(&l));
     pages.push(usage::page(&l));
-    let setup = setup::Paths::new(&l);
     pages.extend(setup::pages(&l, &setup));
+    pages.extend(file_pages);
     let mut search_docs = memories::search_docs(&l);
     search_docs.extend(projects::history_docs(&l));
-    let (session_pages, session_docs) = sessions::pages(&l, &setup)?;
     let timeline_pages = timeline::pages(&l, &activity);
     // Exactly: with a hundred thousand sessions, doubling would hold tens
     // of megabytes of room never used.

@@ -4,7 +4,7 @@ use super::format::{date_time, day};
 use super::links::{Links, Project};
 use super::paging::LIST_ROWS;
 use super::views::{
-    HistoryRow, ListView, MemoryBody, MemoryGroup, ProjectCard, ProjectView, ToolCount,
+    FileRow, HistoryRow, ListView, MemoryBody, MemoryGroup, ProjectCard, ProjectView, ToolCount,
 };
 use super::{Page, View};
 use crate::knowledge::model::{max_opt, min_opt, one_line, MemoryKind};
@@ -22,7 +22,11 @@ pub(super) fn cards(l: &Links<'_>) -> Vec<ProjectCard> {
 }
 
 /// The list of projects and each project's page.
-pub(super) fn pages<'m>(l: &Links<'m>, cards: &[ProjectCard]) -> Vec<Page<'m>> {
+pub(super) fn pages<'m>(
+    l: &Links<'m>,
+    cards: &[ProjectCard],
+    mut files: BTreeMap<String, Vec<FileRow>>,
+) -> Vec<Page<'m>> {
     let mut pages = vec![Page {
         path: "projects/index.html".into(),
         template: "list.html",
@@ -43,7 +47,12 @@ pub(super) fn pages<'m>(l: &Links<'m>, cards: &[ProjectCard]) -> Vec<Page<'m>> {
         template: "project.html",
         title: p.name.clone(),
         section: "projects",
-        view: View::Project(project_view(l, key, p)),
+        view: View::Project(project_view(
+            l,
+            key,
+            p,
+            files.remove(key).unwrap_or_default(),
+        )),
     }));
     pages
 }
@@ -61,7 +70,12 @@ const GROUPS: [(&str, &str, KindFilter); 4] = [
     }),
 ];
 
-fn project_view<'m>(l: &Links<'m>, key: &str, p: &Project) -> ProjectView<'m> {
+fn project_view<'m>(
+    l: &Links<'m>,
+    key: &str,
+    p: &Project,
+    file_rows: Vec<FileRow>,
+) -> ProjectView<'m> {
     let model = l.model;
     let mut sessions = p.sessions.clone();
     sessions.sort_by(|a, b| l.newest_first(*a, *b));
@@ -136,6 +150,7 @@ fn project_view<'m>(l: &Links<'m>, key: &str, p: &Project) -> ProjectView<'m> {
         history: history_rows(l, p),
         tools,
         files_touched: files.len(),
+        files: file_rows,
         prompts,
         cost: super::usage::cost_text(&usage),
     }

@@ -58,16 +58,30 @@ pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
         .collect()
 }
 
+/// Every session's pages, search documents, and the calls that changed
+/// a file (session index, calls).
+pub(super) type SessionPages<'m> = (
+    Vec<Page<'m>>,
+    Vec<crate::site::search::Doc>,
+    Vec<(usize, Vec<super::files::Found>)>,
+);
+
 /// Each session's pages and its search document. Each session's turns are
 /// read back once, in parallel, to lay out its pages and index it, then
 /// let go.
 pub(super) fn pages<'m>(
     l: &Links<'m>,
     setup: &super::setup::Paths<'m>,
-) -> Result<(Vec<Page<'m>>, Vec<crate::site::search::Doc>), crate::Error> {
+) -> Result<SessionPages<'m>, crate::Error> {
     use rayon::prelude::*;
     let model = l.model;
-    let laid_out: Vec<(Vec<PageSpan>, crate::site::search::Doc, Arc<AgentLinks>)> = l
+    type LaidOut = (
+        Vec<PageSpan>,
+        crate::site::search::Doc,
+        Arc<AgentLinks>,
+        Vec<super::files::Found>,
+    );
+    let laid_out: Vec<LaidOut> = l
         .sessions
         .par_iter()
         .map(|&i| {
@@ -87,13 +101,26 @@ pub(super) fn pages<'m>(
                 project,
                 &paging,
             );
-            Ok((paging.spans(&turns), doc, std::sync::Arc::new(links)))
+            let spans = paging.spans(&turns);
+            let first = l.session_href[i].as_deref().unwrap_or_default();
+            let found = super::files::found_in(&turns, |t| {
+                let page = spans
+                    .iter()
+                    .position(|sp| sp.turns.contains(&t))
+                    .unwrap_or(0);
+                session_page_href(first, page)
+            });
+            Ok((spans, doc, std::sync::Arc::new(links), found))
         })
         .collect::<Result<_, crate::Error>>()?;
     let mut pages = Vec::new();
     let mut docs = Vec::with_capacity(laid_out.len());
-    for (&i, (spans, doc, agents)) in l.sessions.iter().zip(laid_out) {
+    let mut changes = Vec::new();
+    for (&i, (spans, doc, agents, found)) in l.sessions.iter().zip(laid_out) {
         docs.push(doc);
+        if !found.is_empty() {
+            changes.push((i, found));
+        }
         let s = &model.sessions[i];
         let first = l.session_href[i].clone().unwrap_or_default();
         let project = l.session_project[i]
@@ -101,7 +128,7 @@ pub(super) fn pages<'m>(
             .and_then(|k| l.project_link(k));
         let extra = Arc::new(Extra {
             setup: setup.used_by(i),
-            facet: setup.facets.get(s.id.as_str()).copied(),
+            facet: l.facets.get(s.id.as_str()).copied(),
         });
         let count = spans.len();
         for (page, span) in spans.into_iter().enumerate() {
@@ -129,7 +156,7 @@ pub(super) fn pages<'m>(
             });
         }
     }
-    Ok((pages, docs))
+    Ok((pages, docs, changes))
 }
 
 fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {

@@ -8,7 +8,7 @@ use super::views::{
 };
 use super::{Page, View};
 use crate::base::slugs::SlugSet;
-use crate::knowledge::setup::{Facet, SetupKind};
+use crate::knowledge::setup::SetupKind;
 use std::collections::{BTreeMap, HashMap};
 
 /// How many sessions a setup page lists (newest first).
@@ -34,8 +34,6 @@ pub struct Paths<'m> {
     items: Vec<Item<'m>>,
     /// Session (index into the model) → the items it used.
     session_uses: HashMap<usize, Vec<usize>>,
-    /// Session id → what `/insights` made of it.
-    pub facets: HashMap<&'m str, &'m Facet>,
 }
 
 fn folder(kind: SetupKind) -> &'static str {
@@ -147,16 +145,9 @@ impl<'m> Paths<'m> {
                 session_uses.insert(i, used);
             }
         }
-        let facets = model
-            .setup
-            .facets
-            .iter()
-            .map(|f| (f.session_id.as_str(), f))
-            .collect();
         Paths {
             items,
             session_uses,
-            facets,
         }
     }
 

@@ -64,6 +64,17 @@ pub struct SessionRow {
     pub project: Option<Link>,
     pub prompts: u64,
     pub duration: Option<String>,
+    /// What it was about beyond its title (a summary, where it ended).
+    pub digest: Option<String>,
+}
+
+impl SessionRow {
+    pub fn into_link(self) -> Link {
+        Link {
+            title: self.title,
+            href: self.href,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -120,6 +131,8 @@ pub struct ProjectView<'m> {
     pub history: Vec<HistoryRow>,
     pub tools: Vec<ToolCount>,
     pub files_touched: usize,
+    /// The files its sessions changed, most changed first.
+    pub files: Vec<FileRow>,
     pub prompts: u64,
     /// Estimated cost of its sessions' tokens (`$1.23`).
     pub cost: Option<String>,
@@ -514,4 +527,45 @@ impl<'m> FacetView<'m> {
             categories: f.categories.iter().map(|c| c.as_str()).collect(),
         }
     }
+}
+
+/// A file a project's sessions changed, in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileRow {
+    /// Its path, relative to the project when inside it.
+    pub title: String,
+    pub href: String,
+    pub changes: usize,
+    pub backups: usize,
+}
+
+/// One change of a file.
+#[derive(Debug, Serialize)]
+pub struct ChangeView<'m> {
+    pub time: Option<String>,
+    /// `Edit`, `Write`, `MultiEdit`, `NotebookEdit`.
+    pub tool: &'m str,
+    /// The session page the call is on.
+    pub session: Link,
+    pub diff: Vec<super::diff::DiffLine>,
+}
+
+/// A backup Claude Code kept of a file (`file-history/`).
+#[derive(Debug, Clone, Serialize)]
+pub struct BackupRow {
+    pub time: Option<String>,
+    pub version: u32,
+    /// False: the file did not exist before this version.
+    pub kept: bool,
+    pub session: Link,
+}
+
+/// A file page.
+#[derive(Debug, Serialize)]
+pub struct FileView<'m> {
+    pub path: &'m str,
+    pub project: Option<Link>,
+    /// Oldest first.
+    pub changes: Vec<ChangeView<'m>>,
+    pub backups: Vec<BackupRow>,
 }

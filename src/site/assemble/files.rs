@@ -1,0 +1,254 @@
+//! A page per file a project's sessions changed: every change in time
+//! order with its diff, and the backups Claude Code kept of it. A change is
+//! read back from the spill only when its page is rendered.
+
+use super::format::date_time;
+use super::links::Links;
+use super::views::{BackupRow, ChangeView, FileRow, FileView, Link};
+use super::{Page, View};
+use crate::base::slugs::SlugSet;
+use crate::knowledge::model::{Block, Session, Turn};
+use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
+
+/// A call that changed a file, where its session's turns hold it.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The file, as the call named it (redacted).
+    pub path: String,
+    pub turn: usize,
+    pub block: usize,
+    pub ts: Option<DateTime<Utc>>,
+    /// The session page the turn is on.
+    pub href: String,
+}
+
+/// The calls of `turns` that changed a file; `page_of` gives the page
+/// (href) a turn is on.
+pub fn found_in(turns: &[Turn], page_of: impl Fn(usize) -> String) -> Vec<Found> {
+    let mut out = Vec::new();
+    for (t, turn) in turns.iter().enumerate() {
+        let Turn::Assistant { ts, blocks, .. } = turn else {
+            continue;
+        };
+        for (b, block) in blocks.iter().enumerate() {
+            if let Block::Tool(c) = block {
+                if !c.edits.is_empty() && !c.arg.is_empty() {
+                    out.push(Found {
+                        path: c.arg.to_string(),
+                        turn: t,
+                        block: b,
+                        ts: *ts,
+                        href: page_of(t),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One change of a file: which session, and where in it.
+#[derive(Debug, Clone)]
+struct ChangeRef {
+    session: usize,
+    session_title: String,
+    found: Found,
+}
+
+/// One file page, its changes still in the spill.
+#[derive(Debug)]
+pub struct FilePage<'m> {
+    model: &'m crate::knowledge::model::Knowledge,
+    path: String,
+    project: Option<Link>,
+    changes: Vec<ChangeRef>,
+    backups: Vec<BackupRow>,
+}
+
+/// A file page with its changes read back.
+pub struct LoadedFile<'m> {
+    page: &'m FilePage<'m>,
+    /// Each change's call: its tool name and its edits.
+    calls: Vec<Option<crate::knowledge::model::ToolCall>>,
+}
+
+impl<'m> FilePage<'m> {
+    pub fn load(&'m self) -> Result<LoadedFile<'m>, crate::Error> {
+        let mut calls = Vec::with_capacity(self.changes.len());
+        for c in &self.changes {
+            let s = &self.model.sessions[c.session];
+            let turns = self
+                .model
+                .spill
+                .load_range(&s.turns, c.found.turn..c.found.turn + 1)?;
+            let call = turns.into_iter().next().and_then(|t| match t {
+                Turn::Assistant { mut blocks, .. } if c.found.block < blocks.len() => {
+                    match blocks.swap_remove(c.found.block) {
+                        Block::Tool(call) => Some(call),
+                        Block::Text(_) => None,
+                    }
+                }
+                _ => None,
+            });
+            calls.push(call);
+        }
+        Ok(LoadedFile { page: self, calls })
+    }
+}
+
+impl LoadedFile<'_> {
+    pub fn view(&self) -> FileView<'_> {
+        let p = self.page;
+        FileView {
+            path: &p.path,
+            project: p.project.clone(),
+            changes: p
+                .changes
+                .iter()
+                .zip(&self.calls)
+                .filter_map(|(c, call)| {
+                    let call = call.as_ref()?;
+                    Some(ChangeView {
+                        time: date_time(c.found.ts),
+                        tool: &call.name,
+                        session: Link {
+                            title: c.session_title.clone(),
+                            href: c.found.href.clone(),
+                        },
+                        diff: super::diff::diff(&call.edits),
+                    })
+                })
+                .collect(),
+            backups: p.backups.clone(),
+        }
+    }
+}
+
+/// A backup's path made absolute with its session's `cwd`.
+fn absolute(path: &str, cwd: Option<&str>) -> String {
+    let is_absolute = path.starts_with(['/', '\\', '~'])
+        || (path.len() > 2
+            && path.as_bytes()[1] == b':'
+            && path.as_bytes()[0].is_ascii_alphabetic());
+    match cwd {
+        Some(cwd) if !is_absolute => {
+            let sep = if cwd.contains('\\') { '\\' } else { '/' };
+            let path = if sep == '\\' {
+                path.replace('/', "\\")
+            } else {
+                path.to_string()
+            };
+            format!("{}{sep}{path}", cwd.trim_end_matches(sep))
+        }
+        _ => path.to_string(),
+    }
+}
+
+/// `path` relative to the project's folder, when it is inside it.
+fn within<'a>(path: &'a str, project: &str) -> &'a str {
+    path.strip_prefix(project)
+        .and_then(|rest| rest.strip_prefix(['/', '\\']))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(path)
+}
+
+/// The file pages of every project, and each project's list of them.
+pub fn pages<'m>(
+    l: &Links<'m>,
+    found: Vec<(usize, Vec<Found>)>,
+) -> (Vec<Page<'m>>, BTreeMap<String, Vec<FileRow>>) {
+    // (project, path) → changes, and the backups of each file.
+    let mut files: BTreeMap<(String, String), (Vec<ChangeRef>, Vec<BackupRow>)> = BTreeMap::new();
+    for (session, calls) in found {
+        let Some(key) = l.session_project[session].clone() else {
+            continue;
+        };
+        for f in calls {
+            let entry = files.entry((key.clone(), f.path.clone())).or_default();
+            entry.0.push(ChangeRef {
+                session,
+                session_title: l.model.sessions[session].title(),
+                found: f,
+            });
+        }
+    }
+    for &i in &l.sessions {
+        let s: &Session = &l.model.sessions[i];
+        let Some(key) = l.session_project[i].clone() else {
+            continue;
+        };
+        for b in &s.setup.backups {
+            let path = absolute(&b.path, s.cwd.as_deref());
+            let row = BackupRow {
+                time: date_time(b.at),
+                version: b.version,
+                kept: b.kept,
+                session: l.session_row(i).into_link(),
+            };
+            files.entry((key.clone(), path)).or_default().1.push(row);
+        }
+    }
+    let mut pages = Vec::new();
+    let mut lists: BTreeMap<String, Vec<FileRow>> = BTreeMap::new();
+    let mut slugs: BTreeMap<String, SlugSet> = BTreeMap::new();
+    for ((key, path), (mut changes, mut backups)) in files {
+        let Some(project) = l.projects.get(&key) else {
+            continue;
+        };
+        changes.sort_by_key(|c| c.found.ts);
+        backups.sort_by(|a, b| (&a.time, a.version).cmp(&(&b.time, b.version)));
+        let shown = within(&path, &project.path).to_string();
+        let slug = slugs.entry(key.clone()).or_default().claim(&shown);
+        let dir = project.href.trim_end_matches("index.html");
+        let href = format!("{dir}files/{slug}.html");
+        lists.entry(key.clone()).or_default().push(FileRow {
+            title: shown.clone(),
+            href: href.clone(),
+            changes: changes.len(),
+            backups: backups.len(),
+        });
+        pages.push(Page {
+            path: href,
+            template: "file.html",
+            title: shown,
+            section: "projects",
+            view: View::File(FilePage {
+                model: l.model,
+                path,
+                project: l.project_link(&key),
+                changes,
+                backups,
+            }),
+        });
+    }
+    for rows in lists.values_mut() {
+        rows.sort_by(|a, b| {
+            b.changes
+                .cmp(&a.changes)
+                .then_with(|| a.title.cmp(&b.title))
+        });
+    }
+    (pages, lists)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backup_path_is_made_absolute_with_the_sessions_folder() {
+        assert_eq!(
+            absolute("src/a.rs", Some("/home/d/p")),
+            "/home/d/p/src/a.rs"
+        );
+        assert_eq!(
+            absolute(".op\\SETUP.md", Some("C:\\Users\\d\\v")),
+            "C:\\Users\\d\\v\\.op\\SETUP.md"
+        );
+        assert_eq!(absolute("/etc/x", Some("/home/d/p")), "/etc/x");
+        assert_eq!(absolute("C:\\x", Some("/p")), "C:\\x");
+        assert_eq!(within("/home/d/p/src/a.rs", "/home/d/p"), "src/a.rs");
+        assert_eq!(within("/home/d/pq/a.rs", "/home/d/p"), "/home/d/pq/a.rs");
+    }
+}
