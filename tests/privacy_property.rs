@@ -2,7 +2,9 @@
 //! it stands, a planted secret leaves no 8-character piece of itself in any
 //! output path (page, search shard, file name, `ccwiki search` result),
 //! through every kind of text the data holds: prompts, titles, tool inputs
-//! and outputs (previews are cut), answers, memories and history.
+//! and outputs (previews are cut), edits (diffs on session and file pages),
+//! answers, memories, history, and the user's setup (instructions, agents,
+//! commands, skills, settings, facets, away summaries).
 
 mod common;
 
@@ -115,6 +117,29 @@ fn data(dir: &Path, text: &str) {
             "timestamp":"2026-03-01T09:00:06Z",
             "message":{"role":"user","content":[
                 {"type":"tool_result","tool_use_id":"t1","content":text}]}})),
+        line(
+            json!({"type":"assistant","sessionId":"p1","uuid":"a2","cwd":cwd,
+            "timestamp":"2026-03-01T09:00:07Z",
+            "message":{"id":"m2","model":"claude-opus-4-6","content":[
+                {"type":"tool_use","id":"t2","name":"Edit","input":{
+                    "file_path":format!("{cwd}/notes.txt"),"old_string":text,"new_string":format!("{text}!")}},
+                {"type":"tool_use","id":"t3","name":"Task","input":{
+                    "description":"review","prompt":text,"subagent_type":"prop-agent"}}]}}),
+        ),
+        line(
+            json!({"type":"attachment","sessionId":"p1","uuid":"n1","cwd":cwd,
+            "attachment":{"type":"nested_memory","path":format!("{cwd}/CLAUDE.md"),
+                "content":{"type":"Project","content":text}}}),
+        ),
+        line(
+            json!({"type":"system","subtype":"away_summary","sessionId":"p1","uuid":"w1",
+            "cwd":cwd,"content":text}),
+        ),
+        line(
+            json!({"type":"file-history-snapshot","snapshot":{"trackedFileBackups":{
+            "notes.txt":{"backupFileName":"0123456789abcdef@v1","version":1,
+                "backupTime":"2026-03-01T09:00:07Z"}}}}),
+        ),
     ];
     write(
         dir,
@@ -132,6 +157,34 @@ fn data(dir: &Path, text: &str) {
         dir,
         "projects/-home-pat-code-prop/memory/notes.md",
         &format!("---\nname: Notes\ndescription: {description}\ntype: project\n---\n{text}\n"),
+    );
+    write(dir, "CLAUDE.md", text);
+    write(
+        dir,
+        "agents/prop-agent.md",
+        &format!("---\ndescription: {description}\n---\n{text}\n"),
+    );
+    write(dir, "commands/prop.md", text);
+    write(dir, "skills/prop/SKILL.md", text);
+    write(dir, "output-styles/prop.md", text);
+    write(dir, "file-history/p1/0123456789abcdef@v1", text);
+    write(
+        dir,
+        "usage-data/facets/p1.json",
+        &json!({"underlying_goal":text,"brief_summary":text,"outcome":text,
+            "goal_categories":{text:1}})
+        .to_string(),
+    );
+    write(
+        dir,
+        "settings.json",
+        &json!({"model":text,"env":{"X":text},
+            "hooks":{"Stop":[{"matcher":text,"hooks":[{"type":"command","command":text}]}]},
+            "mcpServers":{"m":{"command":text,"args":[text],"env":{"Y":text}},
+                          "h":{"type":"http","url":format!("https://x.test/{text}"),"headers":{"Z":text}}},
+            "permissions":{"allow":[text]},
+            "enabledPlugins":{text:true}})
+        .to_string(),
     );
     write(
         dir,

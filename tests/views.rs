@@ -27,6 +27,9 @@ fn views_of_each_page_kind() {
         "usage/index.html",
         // A session whose tool calls start a sub-agent and edit files.
         "sessions/a8e4f019/index.html",
+        "setup/index.html",
+        "setup/agents/code-reviewer.html",
+        "projects/tide-api/files/src-state-rs.html",
     ];
     for path in wanted {
         let page = site
@@ -34,8 +37,11 @@ fn views_of_each_page_kind() {
             .iter()
             .find(|p| p.path == path)
             .unwrap_or_else(|| panic!("the demo has no page {path}"));
-        let name = path.trim_end_matches("/index.html").replace('/', "-");
-        let name = if name == "index.html" {
+        let name = path
+            .trim_end_matches("/index.html")
+            .trim_end_matches(".html")
+            .replace('/', "-");
+        let name = if name == "index" {
             "home".to_string()
         } else {
             name
@@ -43,6 +49,10 @@ fn views_of_each_page_kind() {
         match &page.view {
             View::Session(s) => {
                 let loaded = s.load().expect("session turns load");
+                insta::assert_json_snapshot!(name, loaded.view());
+            }
+            View::File(f) => {
+                let loaded = f.load().expect("file changes load");
                 insta::assert_json_snapshot!(name, loaded.view());
             }
             view => insta::assert_json_snapshot!(name, view),

@@ -56,6 +56,10 @@ struct EditPair {
 /// passed over: a recovery takes what can be read.
 pub fn file_events(path: &Path, needle: &str, mut f: impl FnMut(Event)) -> std::io::Result<()> {
     let mut cwd: Option<String> = None;
+    // A snapshot line names no session: the last one seen, else the file's
+    // own (`<session>.jsonl`).
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let mut session: Option<String> = (!stem.starts_with("agent-")).then(|| stem.to_string());
     read_lines(path, Position::default(), |line| {
         if !line.text.contains(needle) {
             return;
@@ -67,10 +71,13 @@ pub fn file_events(path: &Path, needle: &str, mut f: impl FnMut(Event)) -> std::
         if let Some(c) = rec.cwd.as_deref() {
             cwd = Some(c.to_string());
         }
+        if let Some(s) = rec.session_id.as_deref() {
+            session = Some(s.to_string());
+        }
         let at = |path: String, change: Change| Event {
             path,
             time: rec.timestamp.as_deref().map(str::to_string),
-            session: rec.session_id.as_deref().map(str::to_string),
+            session: session.clone(),
             cwd: cwd.clone(),
             line: line.number,
             change,

@@ -238,7 +238,9 @@ pub struct RawFacet {
 
 /// Parse `usage-data/facets/<session>.json` (`underlying_goal`, `outcome`,
 /// `brief_summary`, `goal_categories` as a map of counts or a list); the
-/// session is `session_id`, else the file's stem.
+/// session is `session_id`, else the file's stem. Values stay as written
+/// (`mostly_achieved`): made readable only after redaction, which must
+/// see them whole.
 pub fn parse_facet(stem: &str, text: &str) -> Result<RawFacet, String> {
     let v: Value = serde_json::from_str(text).map_err(|e| format!("line {}: {e}", e.line()))?;
     let Value::Object(m) = v else {
@@ -262,12 +264,9 @@ pub fn parse_facet(stem: &str, text: &str) -> Result<RawFacet, String> {
     Ok(RawFacet {
         session_id: string("session_id").unwrap_or_else(|| stem.to_string()),
         goal: string("underlying_goal"),
-        outcome: string("outcome").map(|o| o.replace('_', " ")),
+        outcome: string("outcome"),
         summary: string("brief_summary"),
-        categories: categories
-            .into_iter()
-            .map(|c| c.replace('_', " "))
-            .collect(),
+        categories,
     })
 }
 
@@ -327,8 +326,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.session_id, "abc");
-        assert_eq!(f.outcome.as_deref(), Some("mostly achieved"));
-        assert_eq!(f.categories, ["bug fix"]);
+        assert_eq!(f.outcome.as_deref(), Some("mostly_achieved"));
+        assert_eq!(f.categories, ["bug_fix"]);
         let g = parse_facet("x", r#"{"session_id": "s1", "goal_categories": ["a"]}"#).unwrap();
         assert_eq!((g.session_id.as_str(), g.categories.len()), ("s1", 1));
     }

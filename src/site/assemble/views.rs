@@ -513,18 +513,22 @@ pub struct SetupDocView<'m> {
 #[derive(Debug, Serialize)]
 pub struct FacetView<'m> {
     pub goal: Option<&'m str>,
-    pub outcome: Option<&'m str>,
+    /// `mostly achieved`.
+    pub outcome: Option<String>,
     pub summary: Option<&'m str>,
-    pub categories: Vec<&'m str>,
+    pub categories: Vec<String>,
 }
 
 impl<'m> FacetView<'m> {
     pub fn of(f: &'m crate::knowledge::setup::Facet) -> FacetView<'m> {
+        // `mostly_achieved` is read as words only now, after redaction:
+        // a secret's underscores are part of its shape.
+        let words = |t: &str| t.replace('_', " ");
         FacetView {
             goal: f.goal.as_deref(),
-            outcome: f.outcome.as_deref(),
+            outcome: f.outcome.as_deref().map(words),
             summary: f.summary.as_deref(),
-            categories: f.categories.iter().map(|c| c.as_str()).collect(),
+            categories: f.categories.iter().map(|c| words(c)).collect(),
         }
     }
 }
