@@ -357,22 +357,7 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
         ["sessions", file] if file.ends_with(".json") => {
             root.session_starts.push(path.to_path_buf())
         }
-        ["file-history", ..] => {
-            root.file_history
-                .get_or_insert_with(|| root.path.join("file-history"));
-        }
-        ["usage-data", "facets", file] if file.ends_with(".json") => {
-            root.facets.push(path.to_path_buf())
-        }
-        _ if setup_kind(parts).is_some() => {
-            if let Some((kind, name)) = setup_kind(parts) {
-                root.setup.push(SetupFile {
-                    kind,
-                    name,
-                    path: path.to_path_buf(),
-                });
-            }
-        }
+        _ if classify_setup(root, path, parts) => {}
         ["projects", dir, "memory", file] if file.ends_with(".md") => {
             let mdir = memory_dir(root, dir, path);
             if *file == "MEMORY.md" {
@@ -438,6 +423,28 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
         }
         _ => {}
     }
+}
+
+/// The user's setup, facets and file history: true when `path` is one.
+fn classify_setup(root: &mut Root, path: &Path, parts: &[&str]) -> bool {
+    match parts {
+        ["file-history", ..] => {
+            root.file_history
+                .get_or_insert_with(|| root.path.join("file-history"));
+        }
+        ["usage-data", "facets", file] if file.ends_with(".json") => {
+            root.facets.push(path.to_path_buf())
+        }
+        _ => match setup_kind(parts) {
+            Some((kind, name)) => root.setup.push(SetupFile {
+                kind,
+                name,
+                path: path.to_path_buf(),
+            }),
+            None => return false,
+        },
+    }
+    true
 }
 
 /// A setup file's kind and name, from its place in the data root.

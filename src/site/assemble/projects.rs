@@ -59,6 +59,34 @@ pub(super) fn pages<'m>(
 
 type KindFilter = fn(&MemoryKind) -> bool;
 
+/// A project's facts (in full) and its other memories, grouped by kind.
+fn memories_of<'m>(l: &Links<'m>, p: &Project) -> (Vec<MemoryBody<'m>>, Vec<MemoryGroup<'m>>) {
+    let of_kind = |pred: KindFilter| -> Vec<usize> {
+        p.memories
+            .iter()
+            .copied()
+            .filter(|&i| pred(&l.model.memories[i].kind))
+            .collect()
+    };
+    let facts = of_kind(|k| *k == MemoryKind::Project)
+        .into_iter()
+        .map(|i| l.memory_body(i))
+        .collect();
+    let knowledge = GROUPS
+        .iter()
+        .map(|(kind, label, pred)| MemoryGroup {
+            kind,
+            label,
+            memories: of_kind(*pred)
+                .into_iter()
+                .map(|i| l.memory_card(i))
+                .collect(),
+        })
+        .filter(|g| !g.memories.is_empty())
+        .collect();
+    (facts, knowledge)
+}
+
 /// How a project's memories are grouped on its page (project facts stand
 /// apart, at the top).
 const GROUPS: [(&str, &str, KindFilter); 4] = [
@@ -103,29 +131,7 @@ fn project_view<'m>(
         last = max_opt(last, ts);
     }
     prompts += p.history.len() as u64;
-    let of_kind = |pred: KindFilter| -> Vec<usize> {
-        p.memories
-            .iter()
-            .copied()
-            .filter(|&i| pred(&model.memories[i].kind))
-            .collect()
-    };
-    let facts: Vec<MemoryBody> = of_kind(|k| *k == MemoryKind::Project)
-        .into_iter()
-        .map(|i| l.memory_body(i))
-        .collect();
-    let knowledge = GROUPS
-        .iter()
-        .map(|(kind, label, pred)| MemoryGroup {
-            kind,
-            label,
-            memories: of_kind(*pred)
-                .into_iter()
-                .map(|i| l.memory_card(i))
-                .collect(),
-        })
-        .filter(|g| !g.memories.is_empty())
-        .collect();
+    let (facts, knowledge) = memories_of(l, p);
     let mut tools = tool_counts(tools.into_iter());
     tools.truncate(12);
     let mut usage = crate::knowledge::model::ModelUsage::new();

@@ -58,6 +58,38 @@ pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
         .collect()
 }
 
+/// One session laid out: its page spans, its search document, which call
+/// started which sub-agent, and the calls that changed a file.
+type LaidOut = (
+    Vec<PageSpan>,
+    crate::site::search::Doc,
+    Arc<AgentLinks>,
+    Vec<super::files::Found>,
+);
+
+fn lay_out(l: &Links<'_>, i: usize) -> Result<LaidOut, crate::Error> {
+    let model = l.model;
+    let s = &model.sessions[i];
+    let (turns, agents) = model.spill.load_session(s)?;
+    let paging = paginate(&turns, &agents);
+    let links = AgentLinks::new(&turns, s.subagents.iter().map(|a| a.prompt_key), &paging);
+    let project = l.session_project[i]
+        .as_deref()
+        .and_then(|k| l.projects.get(k))
+        .map(|p| p.name.as_str());
+    let first = l.session_href[i].as_deref().unwrap_or_default();
+    let doc = crate::site::search::session_doc(s, &turns, &agents, first, project, &paging);
+    let spans = paging.spans(&turns);
+    let found = super::files::found_in(&turns, |t| {
+        let page = spans
+            .iter()
+            .position(|sp| sp.turns.contains(&t))
+            .unwrap_or(0);
+        session_page_href(first, page)
+    });
+    Ok((spans, doc, Arc::new(links), found))
+}
+
 /// Every session's pages, search documents, and the calls that changed
 /// a file (session index, calls).
 pub(super) type SessionPages<'m> = (
@@ -75,43 +107,10 @@ pub(super) fn pages<'m>(
 ) -> Result<SessionPages<'m>, crate::Error> {
     use rayon::prelude::*;
     let model = l.model;
-    type LaidOut = (
-        Vec<PageSpan>,
-        crate::site::search::Doc,
-        Arc<AgentLinks>,
-        Vec<super::files::Found>,
-    );
     let laid_out: Vec<LaidOut> = l
         .sessions
         .par_iter()
-        .map(|&i| {
-            let s = &model.sessions[i];
-            let (turns, agents) = model.spill.load_session(s)?;
-            let paging = paginate(&turns, &agents);
-            let links = AgentLinks::new(&turns, s.subagents.iter().map(|a| a.prompt_key), &paging);
-            let project = l.session_project[i]
-                .as_deref()
-                .and_then(|k| l.projects.get(k))
-                .map(|p| p.name.as_str());
-            let doc = crate::site::search::session_doc(
-                s,
-                &turns,
-                &agents,
-                l.session_href[i].as_deref().unwrap_or_default(),
-                project,
-                &paging,
-            );
-            let spans = paging.spans(&turns);
-            let first = l.session_href[i].as_deref().unwrap_or_default();
-            let found = super::files::found_in(&turns, |t| {
-                let page = spans
-                    .iter()
-                    .position(|sp| sp.turns.contains(&t))
-                    .unwrap_or(0);
-                session_page_href(first, page)
-            });
-            Ok((spans, doc, std::sync::Arc::new(links), found))
-        })
+        .map(|&i| lay_out(l, i))
         .collect::<Result<_, crate::Error>>()?;
     let mut pages = Vec::new();
     let mut docs = Vec::with_capacity(laid_out.len());
