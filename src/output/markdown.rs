@@ -5,7 +5,8 @@
 //! become plain links so a page never loads anything from another host.
 //! Internal links written `@/path` are made relative to the page.
 
-use pulldown_cmark::{html, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+use syntect::parsing::SyntaxReference;
 
 /// Render `text` as HTML. `root` is the page's path back to the site root.
 pub fn render(text: &str, root: &str) -> String {
@@ -17,7 +18,28 @@ pub fn render(text: &str, root: &str) -> String {
     // the text seen so far (the text stays, the target follows as code
     // when it says more).
     let mut open: Vec<Option<(String, String)>> = Vec::new();
+    // A fenced block of a known language, gathered to be highlighted whole.
+    let mut code: Option<(&SyntaxReference, String, String)> = None;
     let events = Parser::new_ext(text, opts).filter_map(|ev| match ev {
+        Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) => {
+            match crate::site::highlight::for_fence(&lang) {
+                Some(syntax) => {
+                    code = Some((syntax, lang.to_string(), String::new()));
+                    None
+                }
+                None => Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang)))),
+            }
+        }
+        Event::Text(t) if code.is_some() => {
+            if let Some((_, _, body)) = code.as_mut() {
+                body.push_str(&t);
+            }
+            None
+        }
+        Event::End(TagEnd::CodeBlock) if code.is_some() => {
+            let (syntax, lang, body) = code.take()?;
+            Some(Event::Html(CowStr::from(code_block(syntax, &lang, &body))))
+        }
         // Raw HTML from content is shown, not interpreted.
         Event::Html(h) | Event::InlineHtml(h) => Some(Event::Text(h)),
         Event::Text(t) => {
@@ -56,12 +78,7 @@ pub fn render(text: &str, root: &str) -> String {
                 None
             }
             Some((target, _)) => {
-                let escaped = target
-                    .trim()
-                    .replace('&', "&amp;")
-                    .replace('<', "&lt;")
-                    .replace('>', "&gt;")
-                    .replace('"', "&quot;");
+                let escaped = escape(target.trim());
                 let code = format!(" <code class=\"link-target\">{escaped}</code>");
                 Some(Event::InlineHtml(CowStr::from(code)))
             }
@@ -70,6 +87,19 @@ pub fn render(text: &str, root: &str) -> String {
     });
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     html::push_html(&mut out, events);
+    out
+}
+
+/// A fenced block as `<pre><code>`, coloured when it is not too long.
+fn code_block(syntax: &SyntaxReference, lang: &str, body: &str) -> String {
+    let class = crate::base::slugs::slugify(lang);
+    let inner = crate::site::highlight::code(syntax, body).unwrap_or_else(|| escape(body));
+    format!("<pre><code class=\"language-{class}\">{inner}</code></pre>\n")
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    pulldown_cmark_escape::escape_html(&mut out, text).ok();
     out
 }
 

@@ -362,6 +362,8 @@ pub(crate) const MARKDOWN_TAGS: &[&str] = &[
     "hr",
     "br",
     "input",
+    // Code coloured at build time: only `class="hl-…"` (checked where used).
+    "span",
 ];
 
 /// Attributes a generated page may carry (plus `aria-*`).

@@ -452,6 +452,12 @@ fn markdown_of_each_payload_is_inert() {
                 if t.name == "input" && t.attr("type") != Some("checkbox") {
                     p.push("an input that is not a task-list checkbox".to_string());
                 }
+                let highlight = t
+                    .attr("class")
+                    .is_some_and(|c| c.split(' ').all(|w| w.starts_with("hl-")));
+                if t.name == "span" && (!highlight || t.attrs.len() != 1) {
+                    p.push("a span that is not the highlighter's".to_string());
+                }
             }
             let lower = html.to_ascii_lowercase();
             for raw in [

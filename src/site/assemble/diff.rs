@@ -11,6 +11,10 @@ pub struct DiffLine {
     /// `del`, `ins`, `same`, or `gap` between two edits.
     pub kind: &'static str,
     pub parts: Vec<DiffPart>,
+    /// The line highlighted (escaped HTML), for a line whose words are not
+    /// marked: marks and colours are not shown together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
 }
 
 /// A run of a line's text; `mark`: the words that changed.
@@ -20,14 +24,17 @@ pub struct DiffPart {
     pub mark: bool,
 }
 
-/// The lines of every edit, in order, a `gap` line between two.
-pub fn diff(edits: &[Edit]) -> Vec<DiffLine> {
+/// The lines of every edit of the file at `path`, in order, a `gap` line
+/// between two; lines coloured by the file's language when it is known.
+pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
+    let syntax = crate::site::highlight::for_path(path);
     let mut out = Vec::new();
     for (i, e) in edits.iter().enumerate() {
         if i > 0 {
             out.push(DiffLine {
                 kind: "gap",
                 parts: Vec::new(),
+                html: None,
             });
         }
         let d = TextDiff::from_lines(e.old.as_str(), e.new.as_str());
@@ -56,7 +63,11 @@ pub fn diff(edits: &[Edit]) -> Vec<DiffLine> {
                 if parts.len() == 1 {
                     parts[0].mark = false;
                 }
-                out.push(DiffLine { kind, parts });
+                let html = match (syntax, parts.as_slice()) {
+                    (Some(s), [only]) => crate::site::highlight::line(s, &only.text),
+                    _ => None,
+                };
+                out.push(DiffLine { kind, parts, html });
             }
         }
     }
@@ -97,10 +108,13 @@ mod tests {
 
     #[test]
     fn changed_words_are_marked_inside_changed_lines() {
-        let lines = diff(&[edit(
-            "let a = 1;\nlet b = lock().unwrap();\n",
-            "let a = 1;\nlet b = lock()?;\n",
-        )]);
+        let lines = diff(
+            "notes.txt",
+            &[edit(
+                "let a = 1;\nlet b = lock().unwrap();\n",
+                "let a = 1;\nlet b = lock()?;\n",
+            )],
+        );
         // Words are what whitespace separates.
         assert_eq!(
             shown(&lines),
@@ -113,8 +127,27 @@ mod tests {
     }
 
     #[test]
+    fn lines_of_a_known_language_are_coloured_unless_their_words_are_marked() {
+        let lines = diff(
+            "src/a.rs",
+            &[edit("let a = 1;\nfn f() {}\n", "let a = 2;\nfn f() {}\n")],
+        );
+        let f = lines.iter().find(|l| l.kind == "same").expect("same line");
+        assert!(
+            f.html.as_deref().is_some_and(|h| h.contains("hl-")),
+            "{f:?}"
+        );
+        let changed = lines.iter().find(|l| l.kind == "del").expect("del line");
+        assert!(changed.html.is_none() && changed.parts.iter().any(|p| p.mark));
+        assert!(diff("a.txt", &[edit("", "x\n")])[0].html.is_none());
+    }
+
+    #[test]
     fn a_new_file_is_all_added_and_edits_are_set_apart() {
-        let lines = diff(&[edit("", "fn main() {}\n"), edit("a\n", "b\n")]);
+        let lines = diff(
+            "notes.txt",
+            &[edit("", "fn main() {}\n"), edit("a\n", "b\n")],
+        );
         assert_eq!(
             shown(&lines),
             ["ins fn main() {}", "gap ", "del a", "ins b"]

@@ -116,7 +116,7 @@ impl LoadedFile<'_> {
                             title: c.session_title.clone(),
                             href: c.found.href.clone(),
                         },
-                        diff: super::diff::diff(&call.edits),
+                        diff: super::diff::diff(&p.path, &call.edits),
                     })
                 })
                 .collect(),

@@ -202,7 +202,7 @@ fn turn_views_from<'a>(
                             launches: c.launches,
                             agent_href: None,
                             anchor: None,
-                            diff: super::diff::diff(&c.edits),
+                            diff: super::diff::diff(&c.arg, &c.edits),
                         },
                     })
                     .collect(),
