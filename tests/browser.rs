@@ -86,6 +86,10 @@ fn bundled_themes_render_cleanly_everywhere() {
         ("project", "projects/tide-api/index.html"),
         ("skill", "skills/clippy-gate/index.html"),
         ("session", "sessions/a8e4f019/index.html"),
+        ("usage", "usage/index.html"),
+        ("file", "projects/tide-api/files/src-rate-limit-rs.html"),
+        ("setup", "setup/index.html"),
+        ("code", "sessions/c71f3d92/index.html"),
     ];
     let views = [
         ("desktop", DESKTOP),
