@@ -72,6 +72,19 @@ pub struct Config {
     /// homes) and the project path each stands for.
     #[serde(default)]
     pub aliases: BTreeMap<String, String>,
+    /// Prices per million tokens by model name prefix, over the built-in
+    /// table (`[prices] "claude-opus-4-5" = { input = 5.0, output = 25.0 }`).
+    #[serde(default)]
+    pub prices: BTreeMap<String, Price>,
+}
+
+/// A model family's price, US dollars per million tokens (cache writes
+/// and reads are priced from `input`, as in the built-in table).
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
 }
 
 /// A loaded configuration and the directory it lives in (the wiki repository).

@@ -260,3 +260,39 @@ proptest! {
         prop_assert_eq!(newest, file);
     }
 }
+
+#[test]
+fn prices_in_the_configuration_replace_the_built_in_ones() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let config = tmp.path().join("ccwiki.toml");
+    let build = |toml: &str| {
+        std::fs::write(&config, toml).expect("write");
+        Command::new(env!("CARGO_BIN_EXE_ccwiki"))
+            .args(["build", "--no-archive", "-q", "--config"])
+            .arg(&config)
+            .arg("--source")
+            .arg(common::demo())
+            .arg("--out")
+            .arg(tmp.path().join("site"))
+            .env("CCWIKI_CACHE_DIR", common::test_cache())
+            .output()
+            .expect("runs")
+    };
+    let out = build("[prices]\n\"claude\" = { input = 0.0, output = 0.0 }\n");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let usage = std::fs::read_to_string(tmp.path().join("site/usage/index.html")).expect("usage");
+    assert!(usage.contains("<dd>$0.00</dd>"), "every model free");
+    // Only the page's explanation says "unknown price": no model is.
+    assert_eq!(usage.matches("unknown price").count(), 1);
+    let out = build("[prices]\n\"claude\" = { input = 1.0, outptu = 2.0 }\n");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ccwiki.toml") && err.contains("line 2") && err.contains("outptu"),
+        "{err}"
+    );
+}

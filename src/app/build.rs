@@ -29,6 +29,8 @@ pub struct BuildOptions {
     pub exclude: Vec<String>,
     /// Other paths of a project and the path they stand for (`[aliases]`).
     pub aliases: Vec<(String, String)>,
+    /// Prices over the built-in table (`[prices]`).
+    pub prices: Vec<(String, crate::config::Price)>,
     /// The theme's name: bundled, or in the wiki repository's `themes/`.
     pub theme: String,
     /// Where the site is served (informational: links are relative).
@@ -69,6 +71,7 @@ impl BuildOptions {
             extra_patterns: self.extra_patterns.clone(),
             exclude: self.exclude.clone(),
             aliases: self.aliases.clone(),
+            prices: self.prices.clone(),
             cache_for: self
                 .cache
                 .then(|| self.cache_site.clone().unwrap_or_else(|| self.out.clone())),
@@ -88,6 +91,7 @@ impl BuildOptions {
             extra_patterns: Vec::new(),
             exclude: Vec::new(),
             aliases: Vec::new(),
+            prices: Vec::new(),
             theme: "default".to_string(),
             base_path: "/".to_string(),
             site_dir: None,

@@ -45,6 +45,11 @@ keep = ["CNAME", ".nojekyll", ".well-known"]
 # [aliases]
 # "~/code/tide-api-wt/limits" = "~/code/tide-api"
 
+# Prices in US dollars per million tokens, by model name prefix, over the
+# built-in table (cache writes and reads are priced from input).
+# [prices]
+# "claude-opus-4-5" = { input = 5.0, output = 25.0 }
+
 # Your own redaction patterns (Rust regex syntax).
 # [[redact_patterns]]
 # kind = "ticket"

@@ -111,6 +111,7 @@ pub fn pipeline(flags: &DataFlags, loaded: &Loaded) -> Pipeline {
         .iter()
         .map(|(from, to)| (expand(from), expand(to)))
         .collect();
+    p.prices = c.prices.iter().map(|(k, v)| (k.clone(), *v)).collect();
     p.extra_patterns = c
         .redact_patterns
         .iter()
@@ -134,6 +135,7 @@ pub fn build_options(data: &DataFlags, site: &SiteFlags) -> Result<BuildOptions,
     opts.exclude = p.exclude;
     opts.extra_patterns = p.extra_patterns;
     opts.aliases = p.aliases;
+    opts.prices = p.prices;
     opts.archive = p.archive;
     if let Some(t) = site.title.clone().or_else(|| c.title.clone()) {
         opts.title = t;

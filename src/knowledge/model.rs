@@ -376,6 +376,8 @@ pub struct Knowledge {
     pub starts: Vec<SessionStart>,
     /// The user's setup: instructions, agents, commands, skills, settings.
     pub setup: crate::knowledge::setup::Setup,
+    /// The user's own prices (`[prices]`), by model name prefix.
+    pub prices: Vec<(String, crate::config::Price)>,
     /// Where the sessions' turns are.
     pub spill: crate::knowledge::spill::Spill,
 }

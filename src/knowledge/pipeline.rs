@@ -48,6 +48,8 @@ pub struct Pipeline {
     /// The archive to keep every source file in and read deleted ones
     /// from; None: no archive.
     pub archive: Option<PathBuf>,
+    /// Prices over the built-in table (`[prices]`), by model name prefix.
+    pub prices: Vec<(String, crate::config::Price)>,
     /// Where to report progress.
     pub progress: Progress,
 }
@@ -241,6 +243,7 @@ impl Pipeline {
             history,
             starts,
             setup,
+            prices: self.prices.clone(),
             spill,
         };
         crate::knowledge::aliases::Aliases::new(&self.aliases, &redactor)

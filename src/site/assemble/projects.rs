@@ -158,7 +158,7 @@ fn project_view<'m>(
         files_touched: files.len(),
         files: file_rows,
         prompts,
-        cost: super::usage::cost_text(&usage),
+        cost: super::usage::cost_text(&model.prices, &usage),
     }
 }
 

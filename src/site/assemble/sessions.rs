@@ -128,6 +128,7 @@ pub(super) fn pages<'m>(
         let extra = Arc::new(Extra {
             setup: setup.used_by(i),
             facet: l.facets.get(s.id.as_str()).copied(),
+            cost: super::usage::cost_text(&model.prices, &s.usage_by_model),
         });
         let count = spans.len();
         for (page, span) in spans.into_iter().enumerate() {
@@ -259,6 +260,8 @@ struct Extra<'m> {
     /// The setup it used.
     setup: Vec<Link>,
     facet: Option<&'m crate::knowledge::setup::Facet>,
+    /// Its estimated cost, its sub-agents' included.
+    cost: Option<String>,
 }
 
 /// The turns of one session page, read back from the spill.
@@ -345,7 +348,7 @@ impl LoadedPage<'_> {
             assistant_turns: s.assistant_turns,
             tokens_in: s.usage.input + s.usage.cache_read + s.usage.cache_creation,
             tokens_out: s.usage.output,
-            cost: super::usage::cost_text(&s.usage_by_model),
+            cost: p.extra.cost.clone(),
             summary,
             outcome: s.titles.last_answer.as_deref(),
             away: s.setup.away.as_deref(),

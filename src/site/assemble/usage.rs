@@ -37,25 +37,40 @@ fn prices() -> &'static Prices {
     })
 }
 
+/// The user's own prices, by model name prefix (`[prices]`).
+pub type OwnPrices = [(String, crate::config::Price)];
+
 /// What `usage` of `model` costs, in dollars; None for an unknown model.
-pub fn cost(model: &str, u: &Usage) -> Option<f64> {
+/// The user's prices come first (the longest prefix that fits), then the
+/// built-in table.
+pub fn cost(own: &OwnPrices, model: &str, u: &Usage) -> Option<f64> {
     let p = prices();
-    let f = p.family.iter().find(|f| model.starts_with(&f.prefix))?;
+    let (input, output) = own
+        .iter()
+        .filter(|(prefix, _)| model.starts_with(prefix.as_str()))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map(|(_, price)| (price.input, price.output))
+        .or_else(|| {
+            p.family
+                .iter()
+                .find(|f| model.starts_with(&f.prefix))
+                .map(|f| (f.input, f.output))
+        })?;
     let write_5m = u.cache_creation.saturating_sub(u.cache_write_1h);
-    let tokens = u.input as f64 * f.input
-        + u.output as f64 * f.output
-        + write_5m as f64 * f.input * p.cache_write_5m
-        + u.cache_write_1h as f64 * f.input * p.cache_write_1h
-        + u.cache_read as f64 * f.input * p.cache_read;
+    let tokens = u.input as f64 * input
+        + u.output as f64 * output
+        + write_5m as f64 * input * p.cache_write_5m
+        + u.cache_write_1h as f64 * input * p.cache_write_1h
+        + u.cache_read as f64 * input * p.cache_read;
     Some(tokens / 1e6)
 }
 
 /// `$1.23` for the models with a price, with "+ unknown price" when a
 /// model used has none; None when nothing was used.
-pub fn cost_text(by_model: &ModelUsage) -> Option<String> {
+pub fn cost_text(own: &OwnPrices, by_model: &ModelUsage) -> Option<String> {
     let (mut sum, mut known, mut unknown) = (0.0, false, false);
     for (model, u) in by_model.iter().filter(|(_, u)| u.total() > 0) {
-        match cost(model, u) {
+        match cost(own, model, u) {
             Some(c) => (sum, known) = (sum + c, true),
             None => unknown = true,
         }
@@ -76,7 +91,7 @@ fn dollars(d: f64) -> String {
     }
 }
 
-fn row(name: String, href: Option<String>, by_model: &ModelUsage) -> UsageRow {
+fn row(own: &OwnPrices, name: String, href: Option<String>, by_model: &ModelUsage) -> UsageRow {
     let mut u = Usage::default();
     for m in by_model.values() {
         u.add(m);
@@ -89,7 +104,7 @@ fn row(name: String, href: Option<String>, by_model: &ModelUsage) -> UsageRow {
         cache_write: grouped(u.cache_creation),
         cache_read: grouped(u.cache_read),
         tokens: u.total(),
-        cost: cost_text(by_model).unwrap_or_default(),
+        cost: cost_text(own, by_model).unwrap_or_default(),
         share: 0.0,
     }
 }
@@ -151,21 +166,26 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
             } else {
                 m.to_string()
             };
-            row(name, None, &ModelUsage::from([(m.clone(), *u)]))
+            row(
+                &l.model.prices,
+                name,
+                None,
+                &ModelUsage::from([(m.clone(), *u)]),
+            )
         })
         .collect();
     let mut projects: Vec<UsageRow> = by_project
         .iter()
         .filter_map(|(key, u)| {
             let link: Link = l.project_link(key)?;
-            Some(row(link.title, Some(link.href), u))
+            Some(row(&l.model.prices, link.title, Some(link.href), u))
         })
         .collect();
     projects.sort_by_key(|r| std::cmp::Reverse(r.tokens));
     scale(&mut projects);
     let mut weeks: Vec<UsageRow> = by_week
         .iter()
-        .map(|(week, u)| row(week.clone(), None, u))
+        .map(|(week, u)| row(&l.model.prices, week.clone(), None, u))
         .collect();
     scale(&mut weeks);
     let bars = weeks
@@ -184,7 +204,7 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
         title: "Usage".to_string(),
         section: "usage",
         view: View::Usage(UsageView {
-            total: row("All sessions".to_string(), None, &all),
+            total: row(&l.model.prices, "All sessions".to_string(), None, &all),
             models,
             projects,
             chart_width: weeks.len() * 14,
@@ -252,10 +272,10 @@ mod tests {
             cache_write_1h: 500_000,
         };
         // 3 + 15 + 0.5 × 3 × 1.25 + 0.5 × 3 × 2 + 3 × 0.1
-        let c = cost("claude-sonnet-4-5-20250929", &u).unwrap();
+        let c = cost(&[], "claude-sonnet-4-5-20250929", &u).unwrap();
         assert!((c - (3.0 + 15.0 + 1.875 + 3.0 + 0.3)).abs() < 1e-9, "{c}");
-        assert_eq!(cost("claude-opus-4-6", &u), None);
-        assert_eq!(cost("claude-opus-4", &u), None);
+        assert_eq!(cost(&[], "claude-opus-4-6", &u), None);
+        assert_eq!(cost(&[], "claude-opus-4", &u), None);
         let mixed = ModelUsage::from([
             (
                 crate::knowledge::redact::Text::test("claude-haiku-4-5-20251001"),
@@ -263,7 +283,29 @@ mod tests {
             ),
             (crate::knowledge::redact::Text::test("claude-opus-4-6"), u),
         ]);
-        assert!(cost_text(&mixed).unwrap().ends_with("+ unknown price"));
+        assert!(cost_text(&[], &mixed).unwrap().ends_with("+ unknown price"));
+        // The user's prices: a model the table lacks, and one it has, over it.
+        let price = |input, output| crate::config::Price { input, output };
+        let own = [
+            ("claude-opus-4".to_string(), price(1.0, 1.0)),
+            ("claude-opus-4-6".to_string(), price(5.0, 25.0)),
+            ("claude-sonnet-4-5".to_string(), price(0.0, 0.0)),
+        ];
+        let only = Usage {
+            input: 1_000_000,
+            output: 1_000_000,
+            ..Usage::default()
+        };
+        assert_eq!(
+            cost(&own, "claude-opus-4-6-x", &only),
+            Some(30.0),
+            "longest prefix"
+        );
+        assert_eq!(cost(&own, "claude-sonnet-4-5-20250929", &only), Some(0.0));
+        assert_eq!(
+            cost_text(&own, &mixed).map(|t| t.contains("unknown")),
+            Some(false)
+        );
         assert_eq!(grouped(1_234_567), "1,234,567");
         assert_eq!(grouped(999), "999");
     }
