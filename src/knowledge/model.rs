@@ -249,6 +249,8 @@ pub struct Subagent {
     pub prompt_key: Option<u64>,
     /// Its tokens, by model (counted with its session's too).
     pub usage_by_model: ModelUsage,
+    /// The commands, agents and skills it used (counted as its session's).
+    pub uses: BTreeSet<Text>,
 }
 
 /// Titles a session may carry; [`Session::title`] picks among them.
@@ -406,6 +408,7 @@ mod tests {
                     started: None,
                     prompt_key: None,
                     usage_by_model: ModelUsage::new(),
+                    uses: BTreeSet::new(),
                 })
                 .into_iter()
                 .collect(),

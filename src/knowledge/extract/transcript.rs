@@ -424,6 +424,7 @@ impl ReaderState {
                     turns: turns.into(),
                     prompt_key: self.agent_conv.first_prompt_key,
                     usage_by_model: std::mem::take(&mut self.agent_conv.by_model),
+                    uses: std::mem::take(&mut self.agent_conv.setup.uses),
                 },
             ));
         }
@@ -719,6 +720,7 @@ fn inline_subagent(id: Text, mut conv: Conversation, sc: &mut Scrub) -> Subagent
         turns: conv.turns.into(),
         prompt_key: conv.first_prompt_key,
         usage_by_model: conv.by_model,
+        uses: conv.setup.uses,
     }
 }
 

@@ -127,6 +127,7 @@ impl<'m> Paths<'m> {
                     s.setup
                         .uses
                         .iter()
+                        .chain(s.subagents.iter().flat_map(|a| &a.uses))
                         .filter_map(|u| by_key.get(u.as_str()).copied()),
                 )
                 .chain(
