@@ -117,11 +117,16 @@ fn a_file_page_shows_every_change_and_the_backups() {
         file.contains("<code>~/code/tide-api/src/state.rs</code>"),
         "redacted path"
     );
+    // The added line, coloured as Rust.
+    let added = file
+        .split("<span class=\"ins\">")
+        .nth(1)
+        .expect("an added line");
     assert!(
-        file.contains("pub limiter: Arc&lt;RateLimiter&gt;"),
+        added.contains("limiter") && added.contains("RateLimiter"),
         "the edit's diff"
     );
-    assert!(file.contains("<span class=\"ins\">"), "shown as a diff");
+    assert!(added.contains("hl-storage"), "coloured: {added}");
     assert!(file.contains("v1"), "the backup");
     assert!(
         file.contains("sessions/a8e4f019/index.html"),
