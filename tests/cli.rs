@@ -237,7 +237,10 @@ fn turns_held_during_a_build_leave_no_file_behind() {
     assert!(!kept.is_empty());
     for f in &kept {
         assert!(
-            f.ends_with("cache.bin") || f.ends_with("pages.bin") || f.contains("states"),
+            f.ends_with("cache.bin")
+                || f.ends_with("pages.bin")
+                || f.ends_with("last-build.bin")
+                || f.contains("states"),
             "unexpected file left in the cache directory: {f}"
         );
     }

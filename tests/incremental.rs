@@ -97,7 +97,17 @@ fn nothing_changed_nothing_read_nothing_rewritten() {
         .modified()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
+    // Nothing at all: the build stops after comparing, the site untouched.
     let r = f.check("no change");
+    assert!(r.unchanged, "{r:?}");
+    assert_eq!(r.pages, f.build().pages);
+    // A file touched but not changed: read from the cache, nothing rewritten.
+    let memory = f
+        .src
+        .join("projects/-home-dana-code-tide-api/memory/user_role.md");
+    fs::write(&memory, fs::read(&memory).unwrap()).unwrap();
+    let r = f.check("a file touched");
+    assert!(!r.unchanged);
     assert_eq!(r.cache.read + r.cache.resumed, 0, "{:?}", r.cache);
     assert!(r.cache.reused > 5);
     assert_eq!(r.files_unchanged, r.files_written, "every page kept");
@@ -261,4 +271,41 @@ fn a_corrupt_cache_is_noticed_and_rebuilt() {
         0,
         "nothing served from a corrupt cache"
     );
+}
+
+#[test]
+fn a_rebuild_with_nothing_changed_still_notices_the_site_and_the_options() {
+    let f = Fixture::new();
+    assert!(f.build().unchanged);
+    // A page removed from the site comes back.
+    let page = f.out.join("skills/clippy-gate/index.html");
+    let original = fs::read(&page).unwrap();
+    fs::remove_file(&page).unwrap();
+    assert!(!f.check("a page removed").unchanged);
+    assert_eq!(fs::read(&page).unwrap(), original);
+    // A file added to the site goes.
+    fs::write(f.out.join("stray.html"), "x").unwrap();
+    assert!(!f.build().unchanged);
+    assert!(!f.out.join("stray.html").exists());
+    // Another title is another site.
+    let mut o = f.opts(&f.out, true);
+    o.title = "Other".into();
+    let r = ccwiki::build(&o).unwrap();
+    assert!(!r.unchanged);
+    assert!(fs::read_to_string(f.out.join("index.html"))
+        .unwrap()
+        .contains("Other"));
+    // A template of the repository, added after the last build.
+    assert!(!f.build().unchanged, "back to the first title");
+    fs::create_dir_all(f.repo.join("templates")).unwrap();
+    fs::write(
+        f.repo.join("templates/about.html"),
+        "{% extends \"ccwiki/about.html\" %}{% block content %}ABOUT-OVERRIDE{% endblock content %}",
+    )
+    .unwrap();
+    assert!(!f.build().unchanged);
+    assert!(fs::read_to_string(f.out.join("about/index.html"))
+        .unwrap()
+        .contains("ABOUT-OVERRIDE"));
+    assert!(f.build().unchanged);
 }

@@ -145,6 +145,9 @@ pub struct BuildReport {
     pub notes: Vec<String>,
     /// What the archive did, when there is one.
     pub archive: Option<crate::knowledge::pipeline::ArchiveReport>,
+    /// Nothing changed since the last build: the site was left as it was
+    /// (the counts are the last build's).
+    pub unchanged: bool,
 }
 
 impl BuildReport {
@@ -255,7 +258,19 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         &theme,
     )?;
 
-    let (model, loaded) = pipeline.load()?;
+    let (sources, mut discovered) = pipeline.discover()?;
+    let start = Instant::now();
+    let fingerprint = super::unchanged::fingerprint(opts, &sources);
+    let same = super::unchanged::check(opts, fingerprint);
+    discovered.timings.push(("compare", start.elapsed()));
+    if let Some(mut same) = same {
+        same.timings = discovered.timings;
+        same.notes = discovered.notes;
+        same.archive = discovered.archive;
+        return Ok(same);
+    }
+    super::unchanged::forget(opts);
+    let (model, loaded) = pipeline.load_from(sources, discovered)?;
     report.timings.extend(loaded.timings);
     report.skips.extend(loaded.skips);
     report.transcript_bytes = loaded.transcript_bytes;
@@ -315,5 +330,6 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     }
     report.skips.sort();
     report.skips.dedup();
+    super::unchanged::remember(opts, fingerprint, &report);
     Ok(report)
 }

@@ -9,3 +9,4 @@ pub mod options;
 pub mod recover;
 pub mod search;
 pub mod summary;
+pub mod unchanged;

@@ -16,13 +16,23 @@ impl BuildReport {
     /// of each phase (with `timings`).
     pub fn summary(&self, opts: &BuildOptions, verbose: bool, timings: bool) -> String {
         let mut s = String::new();
-        wln!(
-            s,
-            "Built {} pages into {} in {:.2?}",
-            self.pages,
-            opts.out.display(),
-            self.elapsed()
-        );
+        if self.unchanged {
+            wln!(
+                s,
+                "Nothing changed since the last build: the {} pages in {} are up to date (checked in {:.2?})",
+                self.pages,
+                opts.out.display(),
+                self.elapsed()
+            );
+        } else {
+            wln!(
+                s,
+                "Built {} pages into {} in {:.2?}",
+                self.pages,
+                opts.out.display(),
+                self.elapsed()
+            );
+        }
         wln!(
             s,
             "  {} projects, {} sessions ({} sub-agents), {} memories, {} prompts",
@@ -32,16 +42,25 @@ impl BuildReport {
             self.memories,
             self.prompts
         );
-        wln!(
-            s,
-            "  {:.1} MB of transcripts ({} lines); {} files, {:.1} MB, {} unchanged \
-             since the last build",
-            self.transcript_bytes as f64 / 1e6,
-            self.lines,
-            self.files_written,
-            self.bytes_written as f64 / 1e6,
-            self.files_unchanged
-        );
+        if self.unchanged {
+            wln!(
+                s,
+                "  {:.1} MB of transcripts ({} lines), none of them read again; nothing written",
+                self.transcript_bytes as f64 / 1e6,
+                self.lines
+            );
+        } else {
+            wln!(
+                s,
+                "  {:.1} MB of transcripts ({} lines); {} files, {:.1} MB, {} unchanged \
+                 since the last build",
+                self.transcript_bytes as f64 / 1e6,
+                self.lines,
+                self.files_written,
+                self.bytes_written as f64 / 1e6,
+                self.files_unchanged
+            );
+        }
         self.write_sources(&mut s, opts);
         if self.excluded > 0 {
             wln!(

@@ -162,11 +162,26 @@ impl Pipeline {
         Ok((versions, report))
     }
 
-    /// Read everything, redacted.
-    pub fn load(&self) -> Result<(Knowledge, LoadReport), Error> {
+    /// Find every data root and its files (the archive's view included),
+    /// nothing read yet: what [`Pipeline::load_from`] reads.
+    pub fn discover(&self) -> Result<(discover::Sources, LoadReport), Error> {
         let mut report = LoadReport::default();
         let sources = self.sources(&mut report)?;
+        Ok((sources, report))
+    }
 
+    /// Read everything, redacted.
+    pub fn load(&self) -> Result<(Knowledge, LoadReport), Error> {
+        let (sources, report) = self.discover()?;
+        self.load_from(sources, report)
+    }
+
+    /// Read everything [`Pipeline::discover`] found, redacted.
+    pub fn load_from(
+        &self,
+        sources: discover::Sources,
+        mut report: LoadReport,
+    ) -> Result<(Knowledge, LoadReport), Error> {
         // History and session metadata are small: read them raw first, for
         // the identity as much as for the timeline.
         let mut raw_history = Vec::new();

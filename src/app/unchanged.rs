@@ -1,0 +1,222 @@
+//! A rebuild with nothing changed does nothing. After each build, a
+//! fingerprint of everything it read is kept beside the cache: every source
+//! file's size, modification time and inode, the options, the wiki
+//! repository's templates, themes and `root/` files, and the ccwiki binary
+//! itself. When the next build finds the same fingerprint and every page
+//! of the last build still in the site, it stops there and says so.
+
+use super::build::{BuildOptions, BuildReport};
+use crate::base::skip::Skip;
+use crate::base::stored;
+use crate::source::discover::Sources;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::hash::Hasher;
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+/// Bump when [`LastBuild`] changes shape.
+const FORMAT: u32 = 1;
+
+/// What the last build read (as a fingerprint) and what it reported.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct LastBuild {
+    format: u32,
+    fingerprint: u128,
+    projects: usize,
+    sessions: usize,
+    empty_sessions: usize,
+    memories: usize,
+    subagents: usize,
+    excluded: usize,
+    prompts: u64,
+    pages: usize,
+    transcript_bytes: u64,
+    lines: u64,
+    skips: Vec<Skip>,
+    redactions: BTreeMap<String, u64>,
+    roots: Vec<PathBuf>,
+    /// Every file and link of the site as the build left it: the site must
+    /// still be exactly that (a page edited, removed or added by hand, a
+    /// link in a kept folder: the next build makes the site again).
+    files: Vec<SiteFile>,
+}
+
+/// One entry of the site: its path, length, modification time, and
+/// whether it is a symbolic link.
+type SiteFile = (String, u64, u64, u32, bool);
+
+/// Every file and link under `out`, in order.
+fn site_files(out: &Path) -> Vec<SiteFile> {
+    let entries = walkdir::WalkDir::new(out)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir());
+    entries
+        .filter_map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(out)
+                .ok()?
+                .to_string_lossy()
+                .into_owned();
+            let m = std::fs::symlink_metadata(e.path()).ok()?;
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            Some((
+                rel,
+                m.len(),
+                t.as_secs(),
+                t.subsec_nanos(),
+                m.file_type().is_symlink(),
+            ))
+        })
+        .collect()
+}
+
+fn stat(h: &mut Xxh3, path: &Path) {
+    h.write(path.as_os_str().as_encoded_bytes());
+    h.write_u8(0);
+    let Ok(m) = std::fs::metadata(path) else {
+        h.write_u8(1);
+        return;
+    };
+    h.write_u64(m.len());
+    if let Ok(t) = m.modified() {
+        if let Ok(d) = t.duration_since(std::time::UNIX_EPOCH) {
+            h.write_u64(d.as_secs());
+            h.write_u32(d.subsec_nanos());
+        }
+    }
+    #[cfg(unix)]
+    h.write_u64(std::os::unix::fs::MetadataExt::ino(&m));
+}
+
+/// Every file under `dir`, in order.
+fn stat_tree(h: &mut Xxh3, dir: &Path) {
+    let files = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok);
+    for e in files {
+        stat(h, e.path());
+    }
+}
+
+/// The fingerprint of a build of `sources` with `opts`.
+pub fn fingerprint(opts: &BuildOptions, sources: &Sources) -> u128 {
+    let mut h = Xxh3::new();
+    h.write(env!("CARGO_PKG_VERSION").as_bytes());
+    // A rebuilt binary (same version, other code) is another build.
+    if let Ok(exe) = std::env::current_exe() {
+        stat(&mut h, &exe);
+    }
+    h.write(format!("{opts:?}").as_bytes());
+    for r in &sources.roots {
+        h.write(r.path.as_os_str().as_encoded_bytes());
+        let memory = r
+            .memory_dirs
+            .iter()
+            .flat_map(|m| m.index.iter().chain(&m.files));
+        let files = r
+            .transcripts
+            .iter()
+            .map(|t| &t.path)
+            .chain(memory)
+            .chain(&r.history)
+            .chain(&r.session_starts)
+            .chain(r.setup.iter().map(|s| &s.path))
+            .chain(&r.facets);
+        for f in files {
+            stat(&mut h, f);
+        }
+        // Sub-agents' metadata.
+        for t in &r.transcripts {
+            if let crate::source::discover::FileRole::Subagent { meta: Some(m), .. } = &t.role {
+                stat(&mut h, m);
+            }
+        }
+    }
+    if let Some(dir) = &opts.site_dir {
+        for part in ["templates", "themes", "root"] {
+            stat_tree(&mut h, &dir.join(part));
+        }
+    }
+    h.digest128()
+}
+
+fn last_build_path(opts: &BuildOptions) -> Option<PathBuf> {
+    if !opts.cache || opts.report.is_some() {
+        return None;
+    }
+    crate::base::dirs::site_cache_dir(&opts.out, opts.cache_dir.as_deref())
+        .map(|d| d.join("last-build.bin"))
+}
+
+/// The last build's report, when it read exactly what `fingerprint` says
+/// and its pages are all still in the site.
+pub fn check(opts: &BuildOptions, fingerprint: u128) -> Option<BuildReport> {
+    let last: LastBuild = stored::read(&last_build_path(opts)?)?;
+    if last.format != FORMAT || last.fingerprint != fingerprint {
+        return None;
+    }
+    (site_files(&opts.out) == last.files).then(|| BuildReport {
+        unchanged: true,
+        projects: last.projects,
+        sessions: last.sessions,
+        empty_sessions: last.empty_sessions,
+        memories: last.memories,
+        subagents: last.subagents,
+        excluded: last.excluded,
+        prompts: last.prompts,
+        pages: last.pages,
+        transcript_bytes: last.transcript_bytes,
+        lines: last.lines,
+        skips: last.skips,
+        redactions: last.redactions,
+        roots: last.roots,
+        ..BuildReport::default()
+    })
+}
+
+/// Forget the last build (before one that may change the site).
+pub fn forget(opts: &BuildOptions) {
+    if let Some(p) = last_build_path(opts) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// Remember what this build read and reported. Failure only costs a full
+/// build next time.
+pub fn remember(opts: &BuildOptions, fingerprint: u128, report: &BuildReport) {
+    let Some(path) = last_build_path(opts) else {
+        return;
+    };
+    let last = LastBuild {
+        format: FORMAT,
+        fingerprint,
+        projects: report.projects,
+        sessions: report.sessions,
+        empty_sessions: report.empty_sessions,
+        memories: report.memories,
+        subagents: report.subagents,
+        excluded: report.excluded,
+        prompts: report.prompts,
+        pages: report.pages,
+        transcript_bytes: report.transcript_bytes,
+        lines: report.lines,
+        skips: report.skips.clone(),
+        redactions: report.redactions.clone(),
+        roots: report.roots.clone(),
+        files: site_files(&opts.out),
+    };
+    if let Ok(bytes) = stored::encode(&last) {
+        stored::replace(&path, &bytes);
+    }
+}
