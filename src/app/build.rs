@@ -241,6 +241,37 @@ fn finish_staging(
     Ok(())
 }
 
+/// What discovery found: the same as the last build, or something to build.
+enum Discovered {
+    Unchanged(BuildReport),
+    Changed(
+        crate::source::discover::Sources,
+        crate::knowledge::pipeline::LoadReport,
+        u128,
+    ),
+}
+
+/// Find the sources and compare them (with the options and the site) with
+/// what the last build read.
+fn discover(
+    opts: &BuildOptions,
+    pipeline: &crate::knowledge::pipeline::Pipeline,
+) -> Result<Discovered, Error> {
+    let (sources, mut discovered) = pipeline.discover()?;
+    let start = Instant::now();
+    let fingerprint = super::unchanged::fingerprint(opts, &sources);
+    let same = super::unchanged::check(opts, fingerprint);
+    discovered.timings.push(("compare", start.elapsed()));
+    if let Some(mut same) = same {
+        same.timings = discovered.timings;
+        same.notes = discovered.notes;
+        same.archive = discovered.archive;
+        return Ok(Discovered::Unchanged(same));
+    }
+    super::unchanged::forget(opts);
+    Ok(Discovered::Changed(sources, discovered, fingerprint))
+}
+
 /// Build the wiki described by `opts`.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     let mut report = BuildReport::default();
@@ -258,18 +289,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         &theme,
     )?;
 
-    let (sources, mut discovered) = pipeline.discover()?;
-    let start = Instant::now();
-    let fingerprint = super::unchanged::fingerprint(opts, &sources);
-    let same = super::unchanged::check(opts, fingerprint);
-    discovered.timings.push(("compare", start.elapsed()));
-    if let Some(mut same) = same {
-        same.timings = discovered.timings;
-        same.notes = discovered.notes;
-        same.archive = discovered.archive;
-        return Ok(same);
-    }
-    super::unchanged::forget(opts);
+    let (sources, discovered, fingerprint) = match discover(opts, &pipeline)? {
+        Discovered::Unchanged(same) => return Ok(same),
+        Discovered::Changed(sources, report, fingerprint) => (sources, report, fingerprint),
+    };
     let (model, loaded) = pipeline.load_from(sources, discovered)?;
     report.timings.extend(loaded.timings);
     report.skips.extend(loaded.skips);

@@ -16,6 +16,54 @@ impl BuildReport {
     /// of each phase (with `timings`).
     pub fn summary(&self, opts: &BuildOptions, verbose: bool, timings: bool) -> String {
         let mut s = String::new();
+        self.write_head(&mut s, opts);
+        self.write_sources(&mut s, opts);
+        if self.excluded > 0 {
+            wln!(
+                s,
+                "  {} sessions and memories left out by exclude",
+                self.excluded
+            );
+        }
+        if self.empty_sessions > 0 {
+            wln!(
+                s,
+                "  {} session files had nothing to show",
+                self.empty_sessions
+            );
+        }
+        if !self.redactions.is_empty() {
+            let parts: Vec<String> = self
+                .redactions
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            wln!(s, "  redacted: {}", parts.join(", "));
+        } else if !opts.redact {
+            wln!(
+                s,
+                "  redaction is OFF: check the output before publishing it"
+            );
+        }
+        if let Some(path) = &opts.report {
+            wln!(
+                s,
+                "  redaction report: {} ({} residual suspects to check)",
+                path.display(),
+                self.suspects
+            );
+        }
+        self.write_skips(&mut s, verbose);
+        if timings {
+            for (phase, d) in &self.timings {
+                wln!(s, "  {phase:<9} {:>9.2?}", d);
+            }
+        }
+        s
+    }
+
+    /// What was built (or that nothing had to be), and from what.
+    fn write_head(&self, s: &mut String, opts: &BuildOptions) {
         if self.unchanged {
             wln!(
                 s,
@@ -61,49 +109,6 @@ impl BuildReport {
                 self.files_unchanged
             );
         }
-        self.write_sources(&mut s, opts);
-        if self.excluded > 0 {
-            wln!(
-                s,
-                "  {} sessions and memories left out by exclude",
-                self.excluded
-            );
-        }
-        if self.empty_sessions > 0 {
-            wln!(
-                s,
-                "  {} session files had nothing to show",
-                self.empty_sessions
-            );
-        }
-        if !self.redactions.is_empty() {
-            let parts: Vec<String> = self
-                .redactions
-                .iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect();
-            wln!(s, "  redacted: {}", parts.join(", "));
-        } else if !opts.redact {
-            wln!(
-                s,
-                "  redaction is OFF: check the output before publishing it"
-            );
-        }
-        if let Some(path) = &opts.report {
-            wln!(
-                s,
-                "  redaction report: {} ({} residual suspects to check)",
-                path.display(),
-                self.suspects
-            );
-        }
-        self.write_skips(&mut s, verbose);
-        if timings {
-            for (phase, d) in &self.timings {
-                wln!(s, "  {phase:<9} {:>9.2?}", d);
-            }
-        }
-        s
     }
 
     /// The data roots read, notes on how, and what the cache served.

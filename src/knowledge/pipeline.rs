@@ -182,18 +182,7 @@ impl Pipeline {
         sources: discover::Sources,
         mut report: LoadReport,
     ) -> Result<(Knowledge, LoadReport), Error> {
-        // History and session metadata are small: read them raw first, for
-        // the identity as much as for the timeline.
-        let mut raw_history = Vec::new();
-        let mut raw_starts = Vec::new();
-        for r in &sources.roots {
-            if let Some(h) = &r.history {
-                raw_history.extend(history::read_history(h, &mut report.skips));
-            }
-            for s in &r.session_starts {
-                raw_starts.extend(history::read_session_start(s, &mut report.skips));
-            }
-        }
+        let (raw_history, raw_starts) = read_history(&sources, &mut report.skips);
         let identity = timed(&mut report, "identity", || {
             Identity::learn(&sources.roots, &raw_history, &raw_starts)
         });
@@ -268,6 +257,25 @@ impl Pipeline {
         timed(&mut report, "cache", || cache.save());
         Ok((knowledge, report))
     }
+}
+
+/// History and session metadata, raw. They are small: read first, for
+/// the identity as much as for the timeline.
+fn read_history(
+    sources: &discover::Sources,
+    skips: &mut Vec<Skip>,
+) -> (Vec<history::RawHistory>, Vec<history::RawStart>) {
+    let mut raw_history = Vec::new();
+    let mut raw_starts = Vec::new();
+    for r in &sources.roots {
+        if let Some(h) = &r.history {
+            raw_history.extend(history::read_history(h, skips));
+        }
+        for s in &r.session_starts {
+            raw_starts.extend(history::read_session_start(s, skips));
+        }
+    }
+    (raw_history, raw_starts)
 }
 
 /// The archive's view is a data root: never read it as a source (it is

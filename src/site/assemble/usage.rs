@@ -131,7 +131,16 @@ fn scale(rows: &mut [UsageRow]) {
 }
 
 /// The usage page: totals, by model, by project, by week.
-pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
+/// Every session's usage, summed: in all, by project, by week, tokens by day.
+#[derive(Default)]
+struct Sums<'a> {
+    all: ModelUsage,
+    by_project: BTreeMap<&'a str, ModelUsage>,
+    by_week: BTreeMap<String, ModelUsage>,
+    by_day: BTreeMap<chrono::NaiveDate, u64>,
+}
+
+fn sums<'a>(l: &'a Links<'_>) -> Sums<'a> {
     let mut all = ModelUsage::new();
     let mut by_project: BTreeMap<&str, ModelUsage> = BTreeMap::new();
     let mut by_week: BTreeMap<String, ModelUsage> = BTreeMap::new();
@@ -157,6 +166,21 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
             );
         }
     }
+    Sums {
+        all,
+        by_project,
+        by_week,
+        by_day,
+    }
+}
+
+pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
+    let Sums {
+        all,
+        by_project,
+        by_week,
+        by_day,
+    } = sums(l);
     let models: Vec<UsageRow> = all
         .iter()
         .filter(|(_, u)| u.total() > 0)
