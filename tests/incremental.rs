@@ -309,3 +309,31 @@ fn a_rebuild_with_nothing_changed_still_notices_the_site_and_the_options() {
         .contains("ABOUT-OVERRIDE"));
     assert!(f.build().unchanged);
 }
+
+#[test]
+fn states_stay_in_a_few_packs_however_many_builds() {
+    let f = Fixture::new();
+    let s2 = f.session(S2);
+    for n in 0..12 {
+        append(
+            &s2,
+            &prompt_line(
+                "a8e4f019-62d7-4c3b-8e5a-1f09b7d3c2e8",
+                &format!("grow-{n}"),
+                &format!("one more prompt {n}"),
+            ),
+        );
+        let r = f.build();
+        assert_eq!(r.cache.resumed, 1, "build {n}: {:?}", r.cache);
+    }
+    let states = common::test_cache()
+        .join(ccwiki::base::dirs::site_key(&f.out))
+        .join("states");
+    let packs = fs::read_dir(&states).unwrap().count();
+    assert!(
+        (1..=9).contains(&packs),
+        "{packs} packs in {}",
+        states.display()
+    );
+    f.check("twelve builds of a growing session");
+}

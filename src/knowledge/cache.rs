@@ -19,6 +19,7 @@
 use crate::base::skip::Skip;
 use crate::base::stored;
 use crate::knowledge::extract::{FileDigest, ReaderState};
+use crate::knowledge::pack::{Packs, Slot};
 use crate::knowledge::redact::Redactor;
 use crate::source::discover::TranscriptFile;
 use serde::{Deserialize, Serialize};
@@ -27,7 +28,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 const PROBE: u64 = 4096;
 
 use crate::base::hash::hash_bytes;
@@ -74,9 +75,9 @@ struct Entry {
     identity: Identity,
     /// Hash of the 4 KB before the read position: proves the file only grew.
     tail: u64,
-    /// The file under `states/` that holds the reader's state, encoded. Kept
-    /// on disk, not in memory: the cache costs no memory while building.
-    state: String,
+    /// Where the reader's state is, encoded, in the packs under `states/`.
+    /// Kept on disk, not in memory: the cache costs no memory while building.
+    state: Slot,
     /// The skip for an incomplete last line, not part of the state.
     tail_skip: Option<Skip>,
 }
@@ -106,8 +107,8 @@ pub struct CacheStats {
 pub struct Cache {
     /// `cache.bin`, the index; None when the cache is disabled.
     path: Option<PathBuf>,
-    /// The `states/` folder beside it.
-    states: PathBuf,
+    /// The packs of reader states, in the `states/` folder beside it.
+    packs: Packs,
     old: Stored,
     new: Stored,
     pub stats: CacheStats,
@@ -132,7 +133,7 @@ impl Cache {
             .unwrap_or_default();
         Cache {
             path: Some(path),
-            states: dir.join("states"),
+            packs: Packs::new(dir.join("states")),
             old,
             new: Stored {
                 redactor: redactor.fingerprint(),
@@ -168,7 +169,11 @@ impl Cache {
         }
         let identity = identity(&tf.path);
         let old = self.old.files.get(&tf.path);
-        let decode = |e: &Entry| stored::read::<ReaderState>(&self.states.join(&e.state));
+        let decode = |e: &Entry| {
+            self.packs
+                .read(&e.state)
+                .and_then(|bytes| stored::decode::<ReaderState>(&bytes))
+        };
         if let (Some(id), Some(e)) = (&identity, old) {
             if *id == e.identity {
                 if let Some(mut state) = decode(e) {
@@ -216,25 +221,19 @@ impl Cache {
         r: &Redactor,
     ) -> (FileDigest, Option<CachedFile>, Served) {
         let pos = state.position.0;
-        // A new name for every new state: the previous build's states stay
+        // Appended to this build's pack: the previous build's states stay
         // valid until the new index replaces the old one.
-        let name = format!(
-            "{:016x}-{:016x}.bin",
-            hash_bytes(tf.path.to_string_lossy().as_bytes()),
-            hash_bytes(format!("{identity:?}{pos}").as_bytes())
-        );
-        let stored = stored::encode(&state)
+        let slot = stored::encode(&state)
             .ok()
-            .filter(|bytes| stored::replace(&self.states.join(&name), bytes))
-            .map(|_| ());
+            .and_then(|bytes| self.packs.append(&bytes));
         let entry = match (
-            stored,
+            slot,
             hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE)),
         ) {
-            (Some(()), Some(tail)) => Some(Entry {
+            (Some(slot), Some(tail)) => Some(Entry {
                 identity,
                 tail,
-                state: name,
+                state: slot,
                 tail_skip: tail_skip.clone(),
             }),
             _ => None,
@@ -264,23 +263,54 @@ impl Cache {
         let Some(path) = self.path.take() else { return };
         self.new.format = FORMAT;
         self.new.version = env!("CARGO_PKG_VERSION").to_string();
+        self.compact();
+        if !self.packs.flush() {
+            return;
+        }
         let Ok(bytes) = stored::encode(&self.new) else {
             return;
         };
         if stored::replace(&path, &bytes) {
-            // States no entry refers to any more: files gone, or superseded.
-            let live: std::collections::HashSet<&str> =
-                self.new.files.values().map(|e| e.state.as_str()).collect();
-            if let Ok(entries) = std::fs::read_dir(&self.states) {
-                for e in entries.filter_map(Result::ok) {
-                    if !live.contains(e.file_name().to_string_lossy().as_ref()) {
-                        let _ = std::fs::remove_file(e.path());
-                    }
-                }
-            }
+            // Packs no entry refers to any more: files gone, or superseded.
+            let live: std::collections::HashSet<&str> = self
+                .new
+                .files
+                .values()
+                .map(|e| e.state.pack.as_str())
+                .collect();
+            self.packs.keep_only(&live);
         }
     }
+
+    /// Copy the live states into this build's pack when the packs hold
+    /// more dead states (superseded by later builds) than live ones, or
+    /// when there are many packs: what a long `serve` session leaves.
+    fn compact(&mut self) {
+        let mut live: BTreeMap<&str, u64> = BTreeMap::new();
+        for e in self.new.files.values() {
+            *live.entry(e.state.pack.as_str()).or_default() += e.state.len;
+        }
+        let on_disk: u64 = live.keys().map(|p| self.packs.size(p)).sum();
+        let used: u64 = live.values().sum();
+        if live.len() <= MAX_PACKS && used.saturating_mul(2) >= on_disk {
+            return;
+        }
+        let packs = &self.packs;
+        // A state unreadable now is dropped: its file is read again next time.
+        self.new.files.retain(
+            |_, e| match packs.read(&e.state).and_then(|b| packs.append(&b)) {
+                Some(slot) => {
+                    e.state = slot;
+                    true
+                }
+                None => false,
+            },
+        );
+    }
 }
+
+/// More packs than this are merged into one.
+const MAX_PACKS: usize = 8;
 
 /// How a transcript was served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

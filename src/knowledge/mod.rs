@@ -7,6 +7,7 @@ pub mod exclude;
 pub mod extract;
 pub mod identity;
 pub mod model;
+pub mod pack;
 pub mod pipeline;
 pub mod recover;
 pub mod redact;

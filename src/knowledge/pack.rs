@@ -1,0 +1,166 @@
+//! The reader states of the cache, many to a file: each build appends the
+//! states it makes to one new pack (`states/<id>.pack`), and an entry of the
+//! index says where its state is. A hundred thousand small sessions make
+//! one file, not a hundred thousand (creating them was most of a cold build
+//! of such a data directory on ext4). Each state is sealed on its own
+//! (`stored::encode`): a torn or flipped one is a cache miss for that file
+//! only.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Where one state is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slot {
+    /// The pack's file name under `states/`.
+    pub pack: String,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// The packs of one cache: read from any, append to this build's own.
+#[derive(Debug, Default)]
+pub struct Packs {
+    dir: PathBuf,
+    /// This build's pack, opened at the first state written.
+    writer: Mutex<Option<(String, File, u64)>>,
+    readers: Mutex<HashMap<String, Arc<File>>>,
+}
+
+impl Packs {
+    pub fn new(dir: PathBuf) -> Packs {
+        Packs {
+            dir,
+            ..Packs::default()
+        }
+    }
+
+    /// Append `bytes` to this build's pack; None when it cannot be written.
+    pub fn append(&self, bytes: &[u8]) -> Option<Slot> {
+        let mut w = self.writer.lock().ok()?;
+        if w.is_none() {
+            std::fs::create_dir_all(&self.dir).ok()?;
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default();
+            let name = format!("{:032x}-{}.pack", stamp, std::process::id());
+            let file = File::create_new(self.dir.join(&name)).ok()?;
+            *w = Some((name, file, 0));
+        }
+        let (name, file, offset) = w.as_mut()?;
+        file.write_all(bytes).ok()?;
+        let slot = Slot {
+            pack: name.clone(),
+            offset: *offset,
+            len: bytes.len() as u64,
+        };
+        *offset += bytes.len() as u64;
+        Some(slot)
+    }
+
+    /// The bytes at `slot`, if they can be read.
+    pub fn read(&self, slot: &Slot) -> Option<Vec<u8>> {
+        let file = {
+            let mut readers = self.readers.lock().ok()?;
+            match readers.get(&slot.pack) {
+                Some(f) => f.clone(),
+                None => {
+                    let f = Arc::new(File::open(self.dir.join(safe_name(&slot.pack)?)).ok()?);
+                    readers.insert(slot.pack.clone(), f.clone());
+                    f
+                }
+            }
+        };
+        let mut buf = vec![0u8; usize::try_from(slot.len).ok()?];
+        read_at(&file, &mut buf, slot.offset).ok()?;
+        Some(buf)
+    }
+
+    /// Make this build's pack durable before the index that points into it
+    /// replaces the old one; false when it cannot be.
+    pub fn flush(&self) -> bool {
+        match self.writer.lock() {
+            Ok(w) => w.as_ref().is_none_or(|(_, f, _)| f.sync_data().is_ok()),
+            Err(_) => false,
+        }
+    }
+
+    /// Remove every file of `states/` that `live` does not name.
+    pub fn keep_only(&self, live: &std::collections::HashSet<&str>) {
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for e in entries.filter_map(Result::ok) {
+                if !live.contains(e.file_name().to_string_lossy().as_ref()) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+    }
+
+    /// Bytes of the pack `name` on disk.
+    pub fn size(&self, name: &str) -> u64 {
+        safe_name(name)
+            .and_then(|n| std::fs::metadata(self.dir.join(n)).ok())
+            .map_or(0, |m| m.len())
+    }
+}
+
+/// A pack name from the index, never a path.
+fn safe_name(name: &str) -> Option<&Path> {
+    let plain = !name.is_empty() && !name.contains(['/', '\\']) && name != "..";
+    plain.then(|| Path::new(name))
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file.try_clone()?;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_go_in_one_pack_and_come_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let packs = Packs::new(dir.path().join("states"));
+        let a = packs.append(b"first").unwrap();
+        let b = packs.append(b"second!").unwrap();
+        assert_eq!((a.pack == b.pack, b.offset, b.len), (true, 5, 7));
+        assert!(packs.flush());
+        assert_eq!(packs.read(&b).as_deref(), Some(&b"second!"[..]));
+        let other = Packs::new(dir.path().join("states"));
+        assert_eq!(other.read(&a).as_deref(), Some(&b"first"[..]));
+        // Past the end, or a name that is a path: nothing.
+        let torn = Slot {
+            len: 99,
+            ..a.clone()
+        };
+        assert!(other.read(&torn).is_none());
+        let escape = Slot {
+            pack: "../x".into(),
+            ..a.clone()
+        };
+        assert!(other.read(&escape).is_none());
+        let live = std::collections::HashSet::new();
+        other.keep_only(&live);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("states"))
+                .unwrap()
+                .count(),
+            0
+        );
+    }
+}
