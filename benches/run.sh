@@ -5,6 +5,7 @@
 #   bash benches/run.sh --sizes "100MB 1GB 4GB"   # pick the sizes
 #   bash benches/run.sh --big                     # add 3GB + one 1GB session file (peak RSS case)
 #   bash benches/run.sh --compare                 # add claude-code-log on the 100MB data
+#   bash benches/run.sh --shapes                  # add 100,000 tiny sessions and 10,000 memory files
 #   bash benches/run.sh --keep                    # keep the built sites under target/bench-out
 #   bash benches/run.sh --runs 3                  # cold builds and rg runs per size (default 2)
 #   bash benches/run.sh --no-wait                 # do not wait for idle CPUs before each run
@@ -56,6 +57,7 @@ SIZES="100MB 1GB"
 KEEP=0
 COMPARE=0
 BIG=0
+SHAPES=0
 RUNS=2
 WAIT_MAX=60
 OUT_DIR=""
@@ -71,6 +73,7 @@ while [ $# -gt 0 ]; do
         --keep) KEEP=1; shift ;;
         --compare) COMPARE=1; shift ;;
         --big) BIG=1; shift ;;
+        --shapes) SHAPES=1; shift ;;
         --runs) RUNS="${2:?--runs needs a number}"; shift 2 ;;
         --no-wait) WAIT_MAX=0; shift ;;
         --out-dir) OUT_DIR="${2:?--out-dir needs a directory}"; shift 2 ;;
@@ -224,6 +227,7 @@ REBUILDS=()
 ARCHIVES=()
 CPUS=()
 RENDERS=()
+SHAPE_ROWS=()
 
 # render_row LABEL TIMINGS-LOG: pages, HTML written and the render phase's
 # time as ccwiki reported them, and the rate.
@@ -336,6 +340,62 @@ if [ "$BIG" -eq 1 ]; then
     bench "3GB+1GB-session" --size 3GB --big-session 1GB
 fi
 
+# ------------------------------------------------------------------ extreme shapes
+
+# shape LABEL KIND: data from benches/shapes.py; a cold build, a rebuild with
+# nothing changed, and a rebuild after one changed file (a memory file, or a
+# session), each with its wall time, CPU time and peak RSS. Sites on the
+# out dir (a RAM disk with --out-dir /dev/shm/...: the file system left out).
+shape() {
+    local label="$1" kind="$2"
+    local dir="$DATA_ROOT/$label" stamp="$DATA_ROOT/$label.ok"
+    if [ ! -f "$stamp" ]; then
+        rm -rf -- "$dir"
+        say "== generating $label (benches/shapes.py $kind)"
+        python3 "$ROOT/benches/shapes.py" "$kind" "$dir"
+        echo "$kind" >"$stamp"
+    fi
+    local outp="$OUT_ROOT/$label" out="$OUT_ROOT/$label/site" logs="$TMP/$label"
+    mkdir -p "$logs"
+    export CCWIKI_CACHE_DIR="$CACHE_ROOT/$label"
+    rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
+    say ""
+    say "== $label"
+    measure "$logs/cold.log" "$CCWIKI" build --source "$dir" --out "$out" --no-archive --timings
+    if [ "$RC" -ne 0 ]; then say "ccwiki build failed (exit $RC):"; cat "$logs/cold.log" >&2; exit 1; fi
+    local cold="$WALL" coldrss="$RSS_MB"
+    say "   cold: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB"
+    sed 's/^/     /' "$logs/cold.log" >&2
+    measure "$logs/same.log" "$CCWIKI" build --source "$dir" --out "$out" --no-archive --quiet
+    local same="$WALL" samerss="$RSS_MB"
+    say "   rebuild, nothing changed: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB"
+    # One file changed: a line added to it (put back afterwards).
+    local one
+    if [ "$kind" = memory ]; then
+        one="$dir/projects/-home-u-code-big/memory/note_00042.md"
+    else
+        one=$(find "$dir/projects" -type f -name '*.jsonl' | sort | head -1)
+    fi
+    cp -- "$one" "$TMP/one.bak"
+    if [ "$kind" = memory ]; then
+        echo "One more line." >>"$one"
+    else
+        printf '%s\n' '{"type":"user","uuid":"u9","message":{"role":"user","content":"one more"}}' >>"$one"
+    fi
+    measure "$logs/one.log" "$CCWIKI" build --source "$dir" --out "$out" --no-archive
+    cp -- "$TMP/one.bak" "$one"
+    local changed="$WALL" written
+    written=$(grep -o '[0-9]* files, [0-9.]* MB, [0-9]* unchanged' "$logs/one.log" | head -1)
+    say "   rebuild, one file changed: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB ($written)"
+    SHAPE_ROWS+=("| $label | $cold | $coldrss | $same | $samerss | $changed | $written |")
+    [ "$KEEP" -eq 1 ] || rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"
+}
+
+if [ "$SHAPES" -eq 1 ]; then
+    shape "100k-tiny-sessions" tiny
+    shape "10k-memory-files" memory
+fi
+
 # ------------------------------------------------------------------ claude-code-log
 
 CMP=""
@@ -442,6 +502,14 @@ if [ ${#CPUS[@]} -gt 0 ]; then
     echo "| size | ccwiki CPU s | rg CPU s | ratio | ccwiki MB per CPU-s |"
     echo "|---|---:|---:|---:|---:|"
     printf '%s\n' "${CPUS[@]}"
+fi
+if [ ${#SHAPE_ROWS[@]} -gt 0 ]; then
+    echo
+    echo "Extreme shapes (benches/shapes.py), without the archive."
+    echo
+    echo "| shape | cold s | cold peak RSS MB | no-op s | no-op RSS MB | one file changed s | files written then |"
+    echo "|---|---:|---:|---:|---:|---:|---|"
+    printf '%s\n' "${SHAPE_ROWS[@]}"
 fi
 if [ -n "$CMP" ]; then
     echo
