@@ -325,6 +325,7 @@ impl Renderer {
     /// Render one page into `stager`; a session page's turns are read
     /// back from the spill for the time it takes.
     pub fn page(&self, page: &Page<'_>, stager: &Stager<'_>) -> Result<(), Error> {
+        crate::site::highlight::new_page();
         match &page.view {
             crate::site::assemble::View::Session(s) => self.emit(page, &s.load()?.view(), stager),
             crate::site::assemble::View::File(f) => self.emit(page, &f.load()?.view(), stager),

@@ -13,6 +13,35 @@ use syntect::util::LinesWithEndings;
 /// pasted files from taking minutes.
 pub const MAX_BYTES: usize = 32 * 1024;
 
+/// How much code one page colours; the rest of its code is shown plain.
+/// Highlighting runs at about 1.5 MB/s (syntect's pure-Rust regexes):
+/// without a bound per page, code-heavy sessions made a cold build twenty
+/// times slower. Short blocks and small edits, the common case, are
+/// coloured; a page of long files is not.
+pub const PAGE_BUDGET: usize = 4 * 1024;
+
+thread_local! {
+    /// What is left of the budget of the page this thread renders.
+    static BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(PAGE_BUDGET) };
+}
+
+/// A new page starts: its budget is whole again.
+pub fn new_page() {
+    BUDGET.with(|b| b.set(PAGE_BUDGET));
+}
+
+/// Take `bytes` from the page's budget; false when not that much is left.
+fn spend(bytes: usize) -> bool {
+    BUDGET.with(|b| {
+        let left = b.get();
+        let ok = bytes <= left;
+        if ok {
+            b.set(left - bytes);
+        }
+        ok
+    })
+}
+
 /// Longest line highlighted (minified code is shown plain).
 const MAX_LINE: usize = 2_000;
 
@@ -53,7 +82,7 @@ pub fn for_path(path: &str) -> Option<&'static SyntaxReference> {
 /// `code` as highlighted HTML (escaped, spans balanced), None when it is
 /// too long or cannot be highlighted.
 pub fn code(syntax: &SyntaxReference, code: &str) -> Option<String> {
-    if code.len() > MAX_BYTES || code.lines().any(|l| l.len() > MAX_LINE) {
+    if code.len() > MAX_BYTES || code.lines().any(|l| l.len() > MAX_LINE) || !spend(code.len()) {
         return None;
     }
     let mut g = ClassedHTMLGenerator::new_with_class_style(syntax, syntaxes(), STYLE);

@@ -5,6 +5,9 @@ use crate::knowledge::model::Edit;
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
+/// The largest edit (both sides) whose lines are coloured.
+const COLOURED_EDIT: usize = 600;
+
 /// One line of a diff.
 #[derive(Debug, Serialize, PartialEq, Eq)]
 pub struct DiffLine {
@@ -27,7 +30,12 @@ pub struct DiffPart {
 /// The lines of every edit of the file at `path`, in order, a `gap` line
 /// between two; lines coloured by the file's language when it is known.
 pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
-    let syntax = crate::site::highlight::for_path(path);
+    // Lines are coloured one by one, the costliest way: only for small
+    // edits (the common case), never for whole files written.
+    let size: usize = edits.iter().map(|e| e.old.len() + e.new.len()).sum();
+    let syntax = (size <= COLOURED_EDIT)
+        .then(|| crate::site::highlight::for_path(path))
+        .flatten();
     let mut out = Vec::new();
     for (i, e) in edits.iter().enumerate() {
         if i > 0 {
