@@ -117,7 +117,10 @@ pub fn fingerprint(opts: &BuildOptions, sources: &Sources) -> u128 {
     if let Ok(exe) = std::env::current_exe() {
         stat(&mut h, &exe);
     }
-    h.write(format!("{opts:?}").as_bytes());
+    // Everything that shapes the site; how progress is shown does not.
+    let mut shaping = opts.clone();
+    shaping.progress = crate::base::progress::Progress::default();
+    h.write(format!("{shaping:?}").as_bytes());
     for r in &sources.roots {
         h.write(r.path.as_os_str().as_encoded_bytes());
         let memory = r
