@@ -111,8 +111,7 @@ impl Packs {
 
 /// A pack name from the index, never a path.
 fn safe_name(name: &str) -> Option<&Path> {
-    let plain = !name.is_empty() && !name.contains(['/', '\\']) && name != "..";
-    plain.then(|| Path::new(name))
+    crate::base::dirs::plain_name(name).then(|| Path::new(name))
 }
 
 #[cfg(unix)]

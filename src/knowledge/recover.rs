@@ -3,6 +3,7 @@
 //! `file-history/`. Content here is the owner's file, unredacted: it goes
 //! to their terminal (`ccwiki recover`), never to a page.
 
+use crate::base::dirs::{is_rooted, plain_name};
 use crate::base::skip::Skip;
 use crate::source::changes::{file_events, Change, Event};
 use crate::source::discover::Root;
@@ -49,15 +50,10 @@ fn norm(path: &str) -> String {
     path.replace('\\', "/")
 }
 
-fn is_absolute(path: &str) -> bool {
-    let b = path.as_bytes();
-    path.starts_with(['/', '\\']) || (b.len() > 2 && b[1] == b':' && b[0].is_ascii_alphabetic())
-}
-
 /// The event's file, made absolute with its session's `cwd`.
 fn absolute(e: &Event) -> String {
     match &e.cwd {
-        Some(cwd) if !is_absolute(&e.path) => {
+        Some(cwd) if !is_rooted(&e.path) => {
             format!("{}/{}", norm(cwd).trim_end_matches('/'), norm(&e.path))
         }
         _ => norm(&e.path),
@@ -67,7 +63,7 @@ fn absolute(e: &Event) -> String {
 impl Query {
     fn matches(&self, file: &str, cwd: Option<&str>) -> bool {
         let want = norm(&self.path);
-        if is_absolute(&self.path) {
+        if is_rooted(&self.path) {
             return file == want;
         }
         let in_project = match (&self.project, cwd) {
@@ -170,8 +166,7 @@ fn backup(
     let Some(name) = name else {
         return (None, Some("the file did not exist yet"));
     };
-    let safe = |s: &str| !s.is_empty() && !s.contains(['/', '\\']) && s != "..";
-    let Some(dir) = history.filter(|_| safe(session) && safe(name)) else {
+    let Some(dir) = history.filter(|_| plain_name(session) && plain_name(name)) else {
         return (None, Some("backup not found"));
     };
     match std::fs::read(dir.join(session).join(name)) {

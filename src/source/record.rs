@@ -153,7 +153,7 @@ pub fn tracked_backups(snapshot: &RawValue) -> Vec<TrackedBackup> {
             // A backup is a file name, never a path.
             backup: t
                 .backup_file_name
-                .filter(|b| !b.is_empty() && !b.contains(['/', '\\']) && b != ".."),
+                .filter(|b| crate::base::dirs::plain_name(b)),
             version: t.version.unwrap_or(0),
             time: t.backup_time,
         })

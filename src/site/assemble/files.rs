@@ -127,12 +127,10 @@ impl LoadedFile<'_> {
 
 /// A backup's path made absolute with its session's `cwd`.
 fn absolute(path: &str, cwd: Option<&str>) -> String {
-    let is_absolute = path.starts_with(['/', '\\', '~'])
-        || (path.len() > 2
-            && path.as_bytes()[1] == b':'
-            && path.as_bytes()[0].is_ascii_alphabetic());
+    // `~` is a home redacted: rooted too.
+    let rooted = crate::base::dirs::is_rooted(path) || path.starts_with('~');
     match cwd {
-        Some(cwd) if !is_absolute => {
+        Some(cwd) if !rooted => {
             let sep = if cwd.contains('\\') { '\\' } else { '/' };
             let path = if sep == '\\' {
                 path.replace('/', "\\")
