@@ -4,8 +4,7 @@
 //! owner; nothing here is redacted, and nothing here reaches a page.
 
 use super::jsonl::{parse_line, read_lines, Position};
-use super::record::{tracked_backups, Content, Message, Record};
-use serde::Deserialize;
+use super::record::{tracked_backups, Content, EditInput, Message, Record};
 use std::path::Path;
 
 /// What one event did to a file.
@@ -30,25 +29,6 @@ pub struct Event {
     pub cwd: Option<String>,
     pub line: u64,
     pub change: Change,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct FileInput {
-    file_path: Option<String>,
-    content: Option<String>,
-    old_string: Option<String>,
-    new_string: Option<String>,
-    replace_all: bool,
-    edits: Vec<EditPair>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct EditPair {
-    old_string: String,
-    new_string: String,
-    replace_all: bool,
 }
 
 /// The changes of files whose path contains `needle` (the file's name:
@@ -129,7 +109,7 @@ fn file_change(tool: &str, input: &str) -> Option<(String, Change)> {
     if !matches!(tool, "Write" | "Edit" | "MultiEdit") {
         return None;
     }
-    let i: FileInput = serde_json::from_str(input).ok()?;
+    let i: EditInput = serde_json::from_str(input).ok()?;
     let path = i.file_path?;
     if tool == "Write" {
         return Some((path, Change::Write(i.content?)));
@@ -138,11 +118,13 @@ fn file_change(tool: &str, input: &str) -> Option<(String, Change)> {
     if let (Some(old), Some(new)) = (i.old_string, i.new_string) {
         pairs.push((old, new, i.replace_all));
     }
-    pairs.extend(
-        i.edits
-            .into_iter()
-            .map(|e| (e.old_string, e.new_string, e.replace_all)),
-    );
+    pairs.extend(i.edits.into_iter().map(|e| {
+        (
+            e.old_string.unwrap_or_default(),
+            e.new_string.unwrap_or_default(),
+            e.replace_all,
+        )
+    }));
     (!pairs.is_empty()).then_some((path, Change::Edit(pairs)))
 }
 

@@ -160,22 +160,27 @@ pub fn tracked_backups(snapshot: &RawValue) -> Vec<TrackedBackup> {
         .collect()
 }
 
-/// The arguments of the calls that change a file.
+/// The arguments of the calls that change a file (shown as a diff here,
+/// replayed by `ccwiki recover` in `source::changes`).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct EditInput {
-    old_string: Option<String>,
-    new_string: Option<String>,
-    content: Option<String>,
-    new_source: Option<String>,
-    edits: Vec<EditPair>,
+pub(crate) struct EditInput {
+    pub file_path: Option<String>,
+    pub old_string: Option<String>,
+    pub new_string: Option<String>,
+    pub replace_all: bool,
+    pub content: Option<String>,
+    pub new_source: Option<String>,
+    pub edits: Vec<EditPair>,
 }
 
+/// One replacement of a MultiEdit.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct EditPair {
-    old_string: Option<String>,
-    new_string: Option<String>,
+pub(crate) struct EditPair {
+    pub old_string: Option<String>,
+    pub new_string: Option<String>,
+    pub replace_all: bool,
 }
 
 /// The arguments an edit shows as a diff rather than as lines.
