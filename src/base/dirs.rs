@@ -76,6 +76,19 @@ pub fn resolved(path: &std::path::Path) -> PathBuf {
     out
 }
 
+/// A path as a transcript writes it (of any system) starts at a root:
+/// `/x`, `\x`, or a drive, `C:\x` or `C:/x`.
+pub fn is_rooted(path: &str) -> bool {
+    let b = path.as_bytes();
+    path.starts_with(['/', '\\']) || (b.len() > 2 && b[1] == b':' && b[0].is_ascii_alphabetic())
+}
+
+/// A name read from data that is one plain file name, never a path: safe
+/// to join to a folder.
+pub fn plain_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['/', '\\']) && name != ".."
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,17 +110,4 @@ mod tests {
             assert_eq!(resolved(&real.join("link/new/../x")), real.join("src/x"));
         }
     }
-}
-
-/// A path as a transcript writes it (of any system) starts at a root:
-/// `/x`, `\x`, or a drive, `C:\x` or `C:/x`.
-pub fn is_rooted(path: &str) -> bool {
-    let b = path.as_bytes();
-    path.starts_with(['/', '\\']) || (b.len() > 2 && b[1] == b':' && b[0].is_ascii_alphabetic())
-}
-
-/// A name read from data that is one plain file name, never a path: safe
-/// to join to a folder.
-pub fn plain_name(name: &str) -> bool {
-    !name.is_empty() && !name.contains(['/', '\\']) && name != ".."
 }
