@@ -97,7 +97,7 @@ pub fn recover(p: &Pipeline, q: &Query, wanted: &Wanted) -> Result<(String, Vec<
                 .rev()
                 .filter(|v| at.is_none_or(|at| v.at.is_some_and(|t| t <= at)))
                 .peekable();
-            let newest = eligible.peek().map(|v| describe(v));
+            let newest = eligible.peek().copied();
             let v = eligible.find(|v| v.content.is_some()).ok_or_else(|| {
                 format!(
                     "no version of {} can be rebuilt{}; see --list",
@@ -105,10 +105,10 @@ pub fn recover(p: &Pipeline, q: &Query, wanted: &Wanted) -> Result<(String, Vec<
                     if at.is_some() { " at that time" } else { "" }
                 )
             })?;
-            if newest.as_deref() != Some(describe(v).as_str()) {
+            if let Some(newer) = newest.filter(|n| !std::ptr::eq(*n, v)) {
                 notes.push(format!(
                     "the newer change cannot be rebuilt ({}); printed: {}",
-                    newest.unwrap_or_default().trim(),
+                    describe(newer).trim(),
                     describe(v).trim()
                 ));
             }

@@ -74,7 +74,7 @@ pub fn parse_settings(text: &str) -> Result<RawSettings, String> {
             .get("statusLine")
             .and_then(|s| s.get("command"))
             .and_then(Value::as_str)
-            .map(|c| hide_secret_args(&[c.to_string()]).join(" ")),
+            .map(hide_in_command),
     })
 }
 
@@ -114,7 +114,7 @@ fn hooks(v: Option<&Value>) -> Vec<RawHook> {
                         .or_else(|| h.get("prompt"))
                         .and_then(Value::as_str)
                 })
-                .map(|c| hide_secret_args(&[c.to_string()]).join(" "))
+                .map(hide_in_command)
                 .collect();
             out.push(RawHook {
                 event: event.clone(),
@@ -199,6 +199,11 @@ fn names_secret(name: &str) -> bool {
     ]
     .iter()
     .any(|w| n.contains(w))
+}
+
+/// A command line with the values of its secret flags and variables hidden.
+fn hide_in_command(command: &str) -> String {
+    hide_secret_args(&[command.to_string()]).join(" ")
 }
 
 /// Split each word on spaces, and hide what follows a flag or a variable
