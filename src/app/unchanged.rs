@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bump when [`LastBuild`] changes shape.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// What the last build read (as a fingerprint) and what it reported.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -42,9 +42,9 @@ struct LastBuild {
     files: Vec<SiteFile>,
 }
 
-/// One entry of the site: its path, length, modification time, and
+/// One entry of the site: its path, length, modification time (ns), and
 /// whether it is a symbolic link.
-type SiteFile = (String, u64, u64, u32, bool);
+type SiteFile = (String, u64, i64, bool);
 
 /// Every file and link under `out`, in order.
 fn site_files(out: &Path) -> Vec<SiteFile> {
@@ -63,18 +63,8 @@ fn site_files(out: &Path) -> Vec<SiteFile> {
                 .to_string_lossy()
                 .into_owned();
             let m = std::fs::symlink_metadata(e.path()).ok()?;
-            let t = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .unwrap_or_default();
-            Some((
-                rel,
-                m.len(),
-                t.as_secs(),
-                t.subsec_nanos(),
-                m.file_type().is_symlink(),
-            ))
+            let mtime = crate::base::dirs::mtime_nanos(&m);
+            Some((rel, m.len(), mtime, m.file_type().is_symlink()))
         })
         .collect()
 }
@@ -87,12 +77,7 @@ fn stat(h: &mut Xxh3, path: &Path) {
         return;
     };
     h.write_u64(m.len());
-    if let Ok(t) = m.modified() {
-        if let Ok(d) = t.duration_since(std::time::UNIX_EPOCH) {
-            h.write_u64(d.as_secs());
-            h.write_u32(d.subsec_nanos());
-        }
-    }
+    h.write_i64(crate::base::dirs::mtime_nanos(&m));
     #[cfg(unix)]
     h.write_u64(std::os::unix::fs::MetadataExt::ino(&m));
 }

@@ -96,13 +96,6 @@ pub struct Kept {
 }
 
 /// Nanoseconds since 1970 of a file's last change (0 when unknown).
-fn mtime_of(meta: &std::fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
-}
-
 /// Every file of `root` the archive keeps, named as in a `~/.claude`
 /// (`projects/…` even for a backup such as `projects.bak-2025`).
 pub fn live_files(root: &Root) -> Vec<LiveFile> {
@@ -402,7 +395,7 @@ fn keep_one(store: &Store, file: &LiveFile) -> Outcome {
         Ok(m) => m,
         Err(e) => return Outcome::Failed(e.to_string()),
     };
-    let mtime = mtime_of(&meta);
+    let mtime = crate::base::dirs::mtime_nanos(&meta);
     let earlier = store.files.get(&file.key()).map_or(&[][..], Vec::as_slice);
     if let Some(v) = earlier
         .iter()
