@@ -162,11 +162,12 @@ pub fn pages<'m>(
         let Some(key) = l.session_project[session].clone() else {
             continue;
         };
+        let title = l.model.sessions[session].title();
         for f in calls {
             let entry = files.entry((key.clone(), f.path.clone())).or_default();
             entry.0.push(ChangeRef {
                 session,
-                session_title: l.model.sessions[session].title(),
+                session_title: title.clone(),
                 found: f,
             });
         }
@@ -176,13 +177,20 @@ pub fn pages<'m>(
         let Some(key) = l.session_project[i].clone() else {
             continue;
         };
+        if s.setup.backups.is_empty() {
+            continue;
+        }
+        let session = Link {
+            title: s.title(),
+            href: l.session_href[i].clone().unwrap_or_default(),
+        };
         for b in &s.setup.backups {
             let path = absolute(&b.path, s.cwd.as_deref());
             let row = BackupRow {
                 time: date_time(b.at),
                 version: b.version,
                 kept: b.kept,
-                session: l.session_row(i).into_link(),
+                session: session.clone(),
             };
             files.entry((key.clone(), path)).or_default().1.push(row);
         }

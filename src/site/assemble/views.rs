@@ -68,15 +68,6 @@ pub struct SessionRow {
     pub digest: Option<String>,
 }
 
-impl SessionRow {
-    pub fn into_link(self) -> Link {
-        Link {
-            title: self.title,
-            href: self.href,
-        }
-    }
-}
-
 #[derive(Debug, Serialize)]
 pub struct HomeView<'m> {
     pub totals: Totals,
