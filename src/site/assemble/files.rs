@@ -151,13 +151,11 @@ fn within<'a>(path: &'a str, project: &str) -> &'a str {
         .unwrap_or(path)
 }
 
-/// The file pages of every project, and each project's list of them.
-pub fn pages<'m>(
-    l: &Links<'m>,
-    found: Vec<(usize, Vec<Found>)>,
-) -> (Vec<Page<'m>>, BTreeMap<String, Vec<FileRow>>) {
-    // (project, path) → changes, and the backups of each file.
-    let mut files: BTreeMap<(String, String), (Vec<ChangeRef>, Vec<BackupRow>)> = BTreeMap::new();
+/// Every changed file by (project, path): its changes and its backups.
+type Files = BTreeMap<(String, String), (Vec<ChangeRef>, Vec<BackupRow>)>;
+
+fn gather(l: &Links<'_>, found: Vec<(usize, Vec<Found>)>) -> Files {
+    let mut files = Files::new();
     for (session, calls) in found {
         let Some(key) = l.session_project[session].clone() else {
             continue;
@@ -195,6 +193,15 @@ pub fn pages<'m>(
             files.entry((key.clone(), path)).or_default().1.push(row);
         }
     }
+    files
+}
+
+/// The file pages of every project, and each project's list of them.
+pub fn pages<'m>(
+    l: &Links<'m>,
+    found: Vec<(usize, Vec<Found>)>,
+) -> (Vec<Page<'m>>, BTreeMap<String, Vec<FileRow>>) {
+    let files = gather(l, found);
     let mut pages = Vec::new();
     let mut lists: BTreeMap<String, Vec<FileRow>> = BTreeMap::new();
     let mut slugs: BTreeMap<String, SlugSet> = BTreeMap::new();
