@@ -156,10 +156,23 @@ pub fn cut_chars(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }
-    match text.char_indices().nth(max) {
-        Some((i, _)) => &text[..i],
-        None => text,
+    take_chars(text, max).0
+}
+
+/// The first `max` characters of `text` and how many characters that is,
+/// in one pass over the bytes (a character starts at every byte that is
+/// not a continuation byte `10xxxxxx`).
+pub fn take_chars(text: &str, max: usize) -> (&str, usize) {
+    let mut n = 0;
+    for (i, b) in text.bytes().enumerate() {
+        if b & 0xc0 != 0x80 {
+            if n == max {
+                return (&text[..i], n);
+            }
+            n += 1;
+        }
     }
+    (text, n)
 }
 
 /// `%xx` escapes decoded (a link's path, a request's); None when an escape

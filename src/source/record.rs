@@ -8,6 +8,7 @@ use super::jsonl::{Count, Flag, Str};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// One line of a transcript.
@@ -188,26 +189,53 @@ pub const EDIT_ARGS: &[&str] = &["old_string", "new_string", "content", "new_sou
 
 /// What a call that changes a file replaced, as (old, new) pairs: Edit's
 /// one, MultiEdit's each, Write's and NotebookEdit's whole new text (the
-/// old one is not in the call). Empty for other tools.
-pub fn edits_of(tool: &str, raw: &RawValue) -> Vec<(String, String)> {
+/// old one is not in the call), each side decoded to at most `max`
+/// characters. Empty for other tools.
+pub fn edits_of(tool: &str, raw: &RawValue, max: usize) -> Vec<(String, String)> {
+    /// [`EditInput`] with its texts left raw: a whole file written is
+    /// decoded only as far as it is kept.
+    #[derive(Default, Deserialize)]
+    #[serde(default)]
+    struct Raw<'a> {
+        #[serde(borrow)]
+        old_string: Option<&'a RawValue>,
+        #[serde(borrow)]
+        new_string: Option<&'a RawValue>,
+        #[serde(borrow)]
+        content: Option<&'a RawValue>,
+        #[serde(borrow)]
+        new_source: Option<&'a RawValue>,
+        #[serde(borrow)]
+        edits: Vec<RawPair<'a>>,
+    }
+    #[derive(Default, Deserialize)]
+    #[serde(default)]
+    struct RawPair<'a> {
+        #[serde(borrow)]
+        old_string: Option<&'a RawValue>,
+        #[serde(borrow)]
+        new_string: Option<&'a RawValue>,
+    }
     if !matches!(tool, "Edit" | "MultiEdit" | "Write" | "NotebookEdit") {
         return Vec::new();
     }
-    let Ok(input) = serde_json::from_str::<EditInput>(raw.get()) else {
+    let Ok(input) = serde_json::from_str::<Raw>(raw.get()) else {
         return Vec::new();
     };
-    let pair =
-        |o: Option<String>, n: Option<String>| (o.unwrap_or_default(), n.unwrap_or_default());
+    let text = |v: Option<&RawValue>| {
+        v.and_then(|v| json_string_prefix(v.get(), max))
+            .unwrap_or_default()
+    };
     let mut out: Vec<(String, String)> = input
         .edits
-        .into_iter()
-        .map(|e| pair(e.old_string, e.new_string))
+        .iter()
+        .map(|e| (text(e.old_string), text(e.new_string)))
         .collect();
     if input.old_string.is_some() || input.new_string.is_some() {
-        out.insert(0, pair(input.old_string, input.new_string));
+        out.insert(0, (text(input.old_string), text(input.new_string)));
     }
     if let Some(whole) = input.content.or(input.new_source) {
-        out.push((String::new(), whole));
+        out.push((String::new(), text(Some(whole))));
     }
     out
 }
@@ -216,27 +244,36 @@ pub fn edits_of(tool: &str, raw: &RawValue) -> Vec<(String, String)> {
 /// escaped in JSON is shown, and redacted, as the path it is), cut after
 /// about `max` characters; the arguments named in `skip` are left out.
 pub fn input_lines(raw: &RawValue, max: usize, skip: &[&str]) -> String {
-    let Ok(fields) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get())
-    else {
+    // Values stay raw until shown: a 50 KB file written costs the decoding
+    // of the characters kept, not of the whole file. Keys in sorted order.
+    let Ok(fields) = serde_json::from_str::<BTreeMap<String, &RawValue>>(raw.get()) else {
         return crate::base::text::cut_chars(raw.get(), max).to_string();
     };
     let mut out = String::new();
+    let mut chars = 0;
     for (key, value) in fields {
-        if out.chars().count() >= max {
+        if chars >= max {
             break;
         }
         if skip.contains(&key.as_str()) {
             continue;
         }
+        let start = out.len();
         if !out.is_empty() {
             out.push('\n');
         }
         out.push_str(&key);
         out.push_str(": ");
-        match value {
-            serde_json::Value::String(s) => out.push_str(&s),
-            other => out.push_str(&other.to_string()),
-        }
+        chars += out[start..].chars().count();
+        let value = match value.get().starts_with('"') {
+            true => json_string_prefix(value.get(), max.saturating_sub(chars)),
+            false => serde_json::from_str::<serde_json::Value>(value.get())
+                .ok()
+                .map(|v| v.to_string()),
+        };
+        let value = value.unwrap_or_default();
+        chars += value.chars().count();
+        out.push_str(&value);
     }
     crate::base::text::cut_chars(&out, max).to_string()
 }
@@ -402,28 +439,76 @@ pub fn output_prefix(raw: &RawValue, max: usize) -> Option<String> {
 /// Decode at most `max` characters of a JSON string literal.
 fn json_string_prefix(json: &str, max: usize) -> Option<String> {
     let body = json.strip_prefix('"')?;
+    let bytes = body.as_bytes();
     let mut out = String::with_capacity(max.min(body.len()));
-    let mut chars = body.chars();
     let mut n = 0;
+    let mut i = 0;
     while n < max {
-        let Some(c) = chars.next() else { break };
-        match c {
-            '"' => break,
-            '\\' => match chars.next()? {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'r' => {}
-                'b' | 'f' => out.push(' '),
-                'u' => {
-                    let hex: String = chars.by_ref().take(4).collect();
-                    let code = u32::from_str_radix(&hex, 16).ok()?;
-                    out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
-                }
-                other => out.push(other),
-            },
-            c => out.push(c),
+        // A run without escapes is copied whole, up to `max` characters.
+        let run_end = memchr::memchr2(b'"', b'\\', &bytes[i..]).map_or(bytes.len(), |k| i + k);
+        let run = &body[i..run_end];
+        let (take, chars) = crate::base::text::take_chars(run, max - n);
+        n += chars;
+        out.push_str(take);
+        i += take.len();
+        if n >= max || i < run_end || i >= bytes.len() || bytes[i] == b'"' {
+            break;
         }
+        // An escape.
+        let mut rest = body[i + 1..].chars();
+        match rest.next()? {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => {}
+            'b' | 'f' => out.push(' '),
+            'u' => {
+                let hex = body.get(i + 2..i + 6)?;
+                let code = u32::from_str_radix(hex, 16).ok()?;
+                out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                i += 4;
+            }
+            other => {
+                out.push(other);
+                i += other.len_utf8() - 1;
+            }
+        }
+        i += 2;
         n += 1;
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The prefix decoded by hand is the prefix of what serde_json
+        /// decodes (a carriage return counted then dropped, backspace and
+        /// form feed shown as spaces), whatever the escapes and the cut.
+        #[test]
+        fn a_string_prefix_is_the_decoded_prefix(
+            s in proptest::string::string_regex("[a-zé😀\"\\\\/\\u{0}-\\u{1f} ]{0,60}").unwrap(),
+            max in 0usize..70,
+        ) {
+            let json = serde_json::to_string(&s).unwrap();
+            let want: String = s
+                .chars()
+                .take(max)
+                .filter(|&c| c != '\r')
+                .map(|c| if matches!(c, '\u{8}' | '\u{c}') { ' ' } else { c })
+                .collect();
+            proptest::prop_assert_eq!(json_string_prefix(&json, max), Some(want));
+        }
+    }
+
+    #[test]
+    fn a_bad_escape_is_no_string() {
+        assert_eq!(json_string_prefix(r#""ab\u00zz""#, 10), None);
+        assert_eq!(json_string_prefix(r#""ab\"#, 10), None);
+        assert_eq!(
+            json_string_prefix(r#""\u00e9t\u00e9" tail"#, 10).as_deref(),
+            Some("été")
+        );
+    }
 }

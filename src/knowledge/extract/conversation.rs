@@ -750,7 +750,7 @@ fn tool_call(b: &RawBlock, args: Option<&ToolInput>, sc: &mut Scrub) -> ToolCall
         .unwrap_or_default();
     let edits: Vec<Edit> = b
         .input
-        .map(|raw| edits_of(&name, raw))
+        .map(|raw| edits_of(&name, raw, EDIT_CHARS + LOOKAHEAD))
         .unwrap_or_default()
         .into_iter()
         .map(|(old, new)| Edit {

@@ -232,19 +232,17 @@ pub(crate) use crate::base::text::cut_chars;
 /// the bidirectional controls that can make text read differently from
 /// what it is (U+202A–U+202E, U+2066–U+2069).
 pub fn strip_controls(text: &str) -> Cow<'_, str> {
-    let needs = text.bytes().any(|b| {
-        (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r') || b == 0x7f || b == 0xc2 || b == 0xe2
-    });
-    if !needs {
+    let Some(first) = first_control(text.as_bytes()) else {
         return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
+    };
+    // Clean up to the first control: copied as is, the rest char by char.
+    let (clean, text) = text.split_at(first);
+    let mut out = String::with_capacity(clean.len() + text.len());
+    out.push_str(clean);
     let mut chars = text.chars().peekable();
-    let mut changed = false;
     while let Some(c) = chars.next() {
         match c {
             '\x1b' => {
-                changed = true;
                 // CSI: ESC [ params... final byte in @..~ ; OSC: ESC ] ... BEL or ESC \
                 match chars.peek() {
                     Some('[') => {
@@ -276,16 +274,38 @@ pub fn strip_controls(text: &str) -> Cow<'_, str> {
                 }
             }
             '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => changed = true,
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => changed = true,
+            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {}
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
             c => out.push(c),
         }
     }
-    if changed {
-        Cow::Owned(out)
-    } else {
-        Cow::Borrowed(text)
+    Cow::Owned(out)
+}
+
+/// Where the first character [`strip_controls`] removes starts, by bytes:
+/// most texts have none and are not copied. C1 controls are `C2 80`–`C2 9F`
+/// in UTF-8, the bidirectional ones `E2 80 AA`–`E2 80 AE` and
+/// `E2 81 A6`–`E2 81 A9`.
+fn first_control(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let hit = match c {
+            b'\t' | b'\n' | b'\r' => false,
+            0..=0x1f | 0x7f => true,
+            0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)),
+            0xe2 => matches!(
+                (b.get(i + 1), b.get(i + 2)),
+                (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+            ),
+            _ => false,
+        };
+        if hit {
+            return Some(i);
+        }
+        i += 1;
     }
+    None
 }
 
 #[cfg(test)]
@@ -301,6 +321,30 @@ mod tests {
         assert_eq!(strip_controls("abc\u{202e}fed"), "abcfed");
         assert_eq!(strip_controls("é ü — ✓"), "é ü — ✓");
         assert!(matches!(strip_controls("é — ✓"), Cow::Borrowed(_)));
+    }
+
+    proptest::proptest! {
+        /// Without escape sequences, stripping is exactly dropping the
+        /// controls; the byte scan that skips clean prefixes finds them all.
+        #[test]
+        fn strips_exactly_the_controls(
+            s in proptest::string::string_regex(
+                "[a-zé—\u{80}-\u{a0}\u{2028}-\u{206f}\t\n\r\u{0}-\u{1a}\u{7f} ]{0,40}"
+            ).unwrap()
+        ) {
+            let want: String = s
+                .chars()
+                .filter(|&c| {
+                    let n = c as u32;
+                    matches!(c, '\t' | '\n' | '\r')
+                        || !(n < 0x20
+                            || (0x7f..0xa0).contains(&n)
+                            || (0x202a..=0x202e).contains(&n)
+                            || (0x2066..=0x2069).contains(&n))
+                })
+                .collect();
+            proptest::prop_assert_eq!(strip_controls(&s), want.as_str());
+        }
     }
 
     #[test]
