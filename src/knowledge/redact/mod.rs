@@ -51,9 +51,9 @@
 //!   home directories are still replaced. Unix home paths match
 //!   case-sensitively, Windows ones case-insensitively.
 //! - A text is cut (previews, samples) only after it was redacted, and the
-//!   redactor sees [`LOOKAHEAD`] characters past the cut, more than any
-//!   secret it knows is long: a secret that straddles the cut is whole when
-//!   it is checked.
+//!   redactor sees past the cut ([`SCAN_AHEAD`] characters, then to the end
+//!   of the word there): a secret that straddles the cut is whole when it
+//!   is checked; a private key cut short is redacted to the end.
 //!
 //! Speed (2-core VM, one thread): clean prose + code + transcript JSON runs
 //! at ~800 MB/s as one 50 MB string and ~600 MB/s as 2 KB messages, and
@@ -70,7 +70,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-pub use text::{Scrub, Tally, Text, LOOKAHEAD, TEXT_MAX};
+pub use text::{Scrub, Tally, Text, LOOKAHEAD, SCAN_AHEAD, TEXT_MAX};
 
 use regex::Regex;
 use std::fmt;

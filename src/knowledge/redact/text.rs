@@ -7,10 +7,34 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// How many characters past a cut the redactor sees: more than the longest
-/// secret it knows (a 4096-bit PEM key is about 3,300), so a secret that
-/// straddles the cut is checked whole and none of it survives the cut.
-pub const LOOKAHEAD: usize = 8192;
+/// How many characters past a cut a caller hands to the redactor (decodes,
+/// for a text cut out of a larger one): the most it may look at, see
+/// [`SCAN_AHEAD`].
+pub const LOOKAHEAD: usize = 4096;
+
+/// How many characters past a cut the redactor always checks. It goes on
+/// to the end of the word it stops in (the next space, line break or
+/// quote; at most [`LOOKAHEAD`] characters past the cut), so a token, key
+/// or password that starts before the cut is checked whole and none of it
+/// survives the cut. A PEM key is longer but has lines: its block is
+/// redacted to the end of what the redactor sees when its end is not there.
+pub const SCAN_AHEAD: usize = 1024;
+
+/// The part of `raw` the redactor checks when only its first `max`
+/// characters are kept: [`SCAN_AHEAD`] characters past the cut, then on to
+/// the end of the word.
+fn scan_window(raw: &str, max: usize) -> &str {
+    let seen = cut_chars(raw, max.saturating_add(SCAN_AHEAD));
+    let rest = &raw[seen.len()..];
+    if rest.is_empty() {
+        return seen;
+    }
+    let rest = cut_chars(rest, LOOKAHEAD.saturating_sub(SCAN_AHEAD));
+    let word = rest
+        .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`'))
+        .unwrap_or(rest.len());
+    &raw[..seen.len() + word]
+}
 
 /// Text that went through the redactor (and lost its control characters):
 /// the only kind of text the knowledge model holds. Only [`Scrub`] makes
@@ -167,7 +191,7 @@ impl<'r> Scrub<'r> {
         }
         // Redacted with the usual look past the cut, then cut.
         let chars = raw[..keep].chars().count();
-        let window = cut_chars(raw, chars + LOOKAHEAD);
+        let window = scan_window(raw, chars);
         let clean = self.clean(window);
         let mut shown = cut_chars(&clean, chars).to_string();
         let _ = write!(
@@ -199,16 +223,16 @@ impl<'r> Scrub<'r> {
     }
 
     /// The first `max` characters of `raw`, cut after redaction: the
-    /// redactor sees [`LOOKAHEAD`] characters past the cut.
+    /// redactor sees past the cut (see [`SCAN_AHEAD`]).
     pub fn prefix(&mut self, raw: &str, max: usize) -> Text {
-        let window = cut_chars(raw, max.saturating_add(LOOKAHEAD));
+        let window = scan_window(raw, max);
         let clean = self.clean(window);
         Text(cut_chars(&clean, max).to_string())
     }
 
     /// [`crate::base::text::one_line`] of `raw`, after redaction.
     pub fn one_line(&mut self, raw: &str, max: usize) -> Text {
-        let window = cut_chars(raw, max.saturating_add(LOOKAHEAD));
+        let window = scan_window(raw, max);
         let clean = self.clean(window);
         Text(crate::base::text::one_line(&clean, max))
     }
@@ -344,6 +368,76 @@ mod tests {
                 })
                 .collect();
             proptest::prop_assert_eq!(strip_controls(&s), want.as_str());
+        }
+    }
+
+    /// A secret of each long shape, and what of it must not be shown.
+    fn long_secret(kind: u8, seed: u64) -> (String, String) {
+        let mut x = seed | 1;
+        let mut body = |n: usize| -> String {
+            (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789"
+                        [(x % 58) as usize] as char
+                })
+                .collect()
+        };
+        match kind {
+            // A 4096-bit key, lines as written and as escaped in JSON.
+            0 | 1 => {
+                let lines: Vec<String> = (0..50).map(|_| body(64)).collect();
+                let sep = if kind == 0 { "\n" } else { "\\n" };
+                let b = lines.join(sep);
+                (
+                    format!(
+                        "-----BEGIN RSA PRIVATE KEY-----{sep}{b}{sep}-----END RSA PRIVATE KEY-----"
+                    ),
+                    lines[0].clone(),
+                )
+            }
+            // A 3 KB JWT (an identity provider's access token).
+            2 => {
+                let t = format!("eyJ{}.eyJ{}.{}", body(300), body(2500), body(342));
+                (t.clone(), t)
+            }
+            _ => {
+                let t = format!("ghp_{}", body(36));
+                (t.clone(), t)
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// A secret that starts before the cut, at any distance from it, in
+        /// prose or in a run without spaces, shows no piece of itself.
+        #[test]
+        fn a_secret_across_the_cut_is_never_shown_in_part(
+            kind in 0u8..4,
+            seed in proptest::num::u64::ANY,
+            max in 50usize..3000,
+            back in 1usize..200,
+            glued in proptest::bool::ANY,
+        ) {
+            static RED: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
+            let red = RED.get_or_init(|| {
+                Redactor::new(&super::super::RedactConfig::default()).unwrap()
+            });
+            let (secret, body) = long_secret(kind, seed);
+            let filler = if glued { "x\\n=" } else { "some words " };
+            let before = filler.repeat((max / filler.len()).saturating_sub(back / filler.len()) + 1);
+            let before = cut_chars(&before, max.saturating_sub(back));
+            let gap = if glued { "=" } else { " " };
+            let raw = format!("{before}{gap}{secret}{gap}{}", filler.repeat(500));
+            let shown = Scrub::new(red).prefix(&raw, max);
+            let b = body.as_bytes();
+            for i in 0..b.len().saturating_sub(7) {
+                let piece = &body[i..i + 8];
+                proptest::prop_assert!(!shown.contains(piece), "{piece} shown: {}", shown.as_str());
+            }
         }
     }
 
