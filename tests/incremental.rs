@@ -199,6 +199,42 @@ fn edited_truncated_deleted_renamed_and_new_sessions() {
     assert_eq!(r.cache.read, 1, "{:?}", r.cache);
 }
 
+/// Session and file pages are kept without being made again when what
+/// they are made of is unchanged: a change inside an edit, or inside a
+/// sub-agent, must still show on every page that shows it.
+#[test]
+fn a_change_inside_an_edit_or_a_subagent_shows_on_its_pages() {
+    let f = Fixture::new();
+    let p = f.session(S2);
+    let text = fs::read_to_string(&p).unwrap();
+    assert!(text.contains("handlers::v1_routes()\\n"));
+    fs::write(
+        &p,
+        text.replacen("handlers::v1_routes()\\n", "handlers::v9_routes()\\n", 1),
+    )
+    .unwrap();
+    f.check("an edit's new text changed");
+    let agent = f
+        .src
+        .join("projects/-home-dana-code-tide-api/c71f3d92-0b5e-4a8d-a6e3-94d2b8f1e057/subagents/agent-a7c2e9f41b3d8065e.jsonl");
+    let text = fs::read_to_string(&agent).unwrap();
+    assert!(text.contains("Looking for the test server helper."));
+    fs::write(
+        &agent,
+        text.replace(
+            "Looking for the test server helper.",
+            "Looking for the TEST server helper.",
+        ),
+    )
+    .unwrap();
+    let r = f.check("a sub-agent's text changed");
+    assert!(
+        r.files_unchanged > 20,
+        "other pages kept: {}",
+        r.files_unchanged
+    );
+}
+
 #[test]
 fn memory_and_template_changes_show_up() {
     let f = Fixture::new();

@@ -98,6 +98,14 @@ pub fn mtime_nanos(meta: &std::fs::Metadata) -> i64 {
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
+/// What tells this ccwiki binary from another build of the same version:
+/// its size and modification time (zeros when it cannot be read).
+pub fn this_binary() -> (u64, i64) {
+    std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map_or((0, 0), |m| (m.len(), mtime_nanos(&m)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

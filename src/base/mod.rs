@@ -3,6 +3,7 @@
 
 pub mod dirs;
 pub mod error;
+pub mod fingerprint;
 pub mod hash;
 pub mod progress;
 pub mod skip;

@@ -34,7 +34,13 @@ pub struct Turns {
 #[derive(Debug, Clone, PartialEq)]
 enum Piece {
     Held(Vec<Turn>),
-    Stored { offset: u64, bytes: u32, turns: u32 },
+    /// `hash`: of the encoded turns, what they are without reading them.
+    Stored {
+        offset: u64,
+        bytes: u32,
+        turns: u32,
+        hash: u64,
+    },
 }
 
 impl Piece {
@@ -62,6 +68,27 @@ impl Turns {
     /// How many turns there are, without reading them.
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Hash into `h` what identifies the turns at `range`: two lists whose
+    /// identities at a range are equal hold the same turns there. False
+    /// (nothing known) when some of them are held, not stored.
+    pub fn identity(&self, range: Range<usize>, h: &mut impl std::hash::Hasher) -> bool {
+        use std::hash::Hash;
+        (range.start, range.end).hash(h);
+        let mut start = 0;
+        for piece in &self.pieces {
+            let here = start..start + piece.len();
+            start = here.end;
+            if here.end <= range.start || here.start >= range.end {
+                continue;
+            }
+            match piece {
+                Piece::Held(_) => return false,
+                Piece::Stored { turns, hash, .. } => (here.start, *turns, *hash).hash(h),
+            }
+        }
+        true
     }
 
     pub fn is_empty(&self) -> bool {
@@ -216,6 +243,7 @@ impl Spill {
             offset,
             bytes,
             turns,
+            hash: crate::base::hash::hash_bytes(buf),
         })
     }
 
@@ -247,6 +275,7 @@ impl Spill {
                     offset,
                     bytes,
                     turns,
+                    ..
                 } => {
                     let file = self
                         .file

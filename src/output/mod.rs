@@ -1,6 +1,5 @@
 //! The output layer: render pages with Tera and write the site atomically.
 
-pub mod fingerprint;
 pub mod manifest;
 pub mod markdown;
 pub mod render;

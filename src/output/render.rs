@@ -233,6 +233,9 @@ impl Renderer {
             use std::hash::{Hash, Hasher};
             let mut h = crate::base::hash::hasher();
             env!("CARGO_PKG_VERSION").hash(&mut h);
+            // Pages kept from a build by another binary would keep its
+            // diffs and colours.
+            crate::base::dirs::this_binary().hash(&mut h);
             templates.hash(&mut h);
             static_files.hash(&mut h);
             (&opts.title, &opts.base_path, &theme.name).hash(&mut h);
@@ -254,8 +257,19 @@ impl Renderer {
     /// A hash of everything that shapes `page`'s HTML: the templates and
     /// site settings, and the page's own context, `view`.
     fn input_hash(&self, page: &Page<'_>, view: &impl Serialize) -> u64 {
+        self.page_hash(page, |h| crate::base::fingerprint::hash_into(view, h))
+    }
+
+    /// What identifies `page` made from the inputs `content` hashes: the
+    /// templates, the page's place and title, then its content. 0 when
+    /// `content` cannot say (the page is rendered).
+    fn page_hash(
+        &self,
+        page: &Page<'_>,
+        content: impl FnOnce(&mut xxhash_rust::xxh3::Xxh3Default) -> bool,
+    ) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = crate::base::hash::hasher();
+        let mut h = xxhash_rust::xxh3::Xxh3Default::new();
         (
             self.fingerprint,
             &page.path,
@@ -264,7 +278,7 @@ impl Renderer {
             page.section,
         )
             .hash(&mut h);
-        if !crate::output::fingerprint::hash_into(view, &mut h) {
+        if !content(&mut h) {
             return 0;
         }
         h.finish().max(1)
@@ -311,6 +325,17 @@ impl Renderer {
         if stager.reuse(&page.path, input)? {
             return Ok(());
         }
+        self.write(page, view, stager, input)
+    }
+
+    /// Render `page` into `stager`, recorded as made from `input`.
+    fn write(
+        &self,
+        page: &Page<'_>,
+        view: &impl Serialize,
+        stager: &Stager<'_>,
+        input: u64,
+    ) -> Result<(), Error> {
         thread_local! {
             // One buffer per thread, reused: pages are rendered by the thousand.
             static HTML: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -324,12 +349,25 @@ impl Renderer {
 
     /// Render one page into `stager`; a session page's turns are read
     /// back from the spill for the time it takes.
+    ///
+    /// Those pages, whose making is most of a build's rendering (turns read
+    /// back, diffs, colours), are known by what they are made of before
+    /// they are made: when that is unchanged, the page is kept as it is.
     pub fn page(&self, page: &Page<'_>, stager: &Stager<'_>) -> Result<(), Error> {
         crate::site::highlight::new_page();
+        use crate::site::assemble::View;
+        let input = match &page.view {
+            View::Session(s) => self.page_hash(page, |h| s.input_key(h)),
+            View::File(f) => self.page_hash(page, |h| f.input_key(h)),
+            view => return self.emit(page, view, stager),
+        };
+        if stager.reuse(&page.path, input)? {
+            return Ok(());
+        }
         match &page.view {
-            crate::site::assemble::View::Session(s) => self.emit(page, &s.load()?.view(), stager),
-            crate::site::assemble::View::File(f) => self.emit(page, &f.load()?.view(), stager),
-            view => self.emit(page, view, stager),
+            View::Session(s) => self.write(page, &s.load()?.view(), stager, input),
+            View::File(f) => self.write(page, &f.load()?.view(), stager, input),
+            view => self.write(page, view, stager, input),
         }
     }
 }

@@ -15,8 +15,8 @@ pub struct DiffLine {
     pub kind: &'static str,
     pub parts: Vec<DiffPart>,
     /// The line highlighted (escaped HTML), for a line whose words are not
-    /// marked: marks and colours are not shown together.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// marked: marks and colours are not shown together. Never skipped
+    /// when serialised: page fingerprints need every field.
     pub html: Option<String>,
 }
 

@@ -97,6 +97,27 @@ impl<'m> FilePage<'m> {
     }
 }
 
+impl FilePage<'_> {
+    /// Hash into `h` all this page is made of, without reading its changes
+    /// back (the identity of the turn each is in stands for it). False when
+    /// that cannot be known cheaply.
+    pub fn input_key(&self, h: &mut impl std::hash::Hasher) -> bool {
+        use std::hash::Hash;
+        let bare = LoadedFile {
+            page: self,
+            calls: Vec::new(),
+        };
+        if !crate::base::fingerprint::hash_into(&bare.view(), h) {
+            return false;
+        }
+        self.changes.iter().all(|c| {
+            let s = &self.model.sessions[c.session];
+            (c.found.block, c.found.ts, &c.session_title, &c.found.href).hash(h);
+            s.turns.identity(c.found.turn..c.found.turn + 1, h)
+        })
+    }
+}
+
 impl LoadedFile<'_> {
     pub fn view(&self) -> FileView<'_> {
         let p = self.page;

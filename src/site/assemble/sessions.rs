@@ -286,6 +286,37 @@ impl<'m> SessionPage<'m> {
     }
 }
 
+impl SessionPage<'_> {
+    /// Hash into `h` all this page is made of, without reading its turns
+    /// (their identity stands for them): an unchanged page is neither read
+    /// back nor rendered again. False when that cannot be known cheaply.
+    pub fn input_key(&self, h: &mut impl std::hash::Hasher) -> bool {
+        use std::hash::Hash;
+        let s = self.session;
+        let span = &self.span;
+        (
+            span.subagents.start,
+            span.subagents.end,
+            span.anchored_before,
+        )
+            .hash(h);
+        let mut by_key: Vec<_> = self.agents.by_key.iter().collect();
+        by_key.sort_unstable();
+        (by_key, &self.agents.agent_page, &self.agents.call_page).hash(h);
+        // What the page shows besides the turns: its view without them.
+        let bare = LoadedPage {
+            page: self,
+            turns: Vec::new(),
+            subagents: vec![Vec::new(); span.subagents.len()],
+        };
+        crate::base::fingerprint::hash_into(&bare.view(), h)
+            && s.turns.identity(span.turns.clone(), h)
+            && s.subagents[span.subagents.clone()]
+                .iter()
+                .all(|a| a.turns.identity(0..a.turns.len(), h))
+    }
+}
+
 impl LoadedPage<'_> {
     /// Link each call that started a sub-agent to it, and give it the
     /// anchor the sub-agent links back to.
