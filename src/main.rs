@@ -222,6 +222,14 @@ struct BuildArgs {
     check: bool,
 }
 
+/// jemalloc instead of the system allocator: a build makes and drops
+/// millions of small strings on every core, where glibc's malloc and free
+/// took a tenth of the time (100,000 tiny sessions: 13.2 s -> 10.5 s; a
+/// gigabyte of transcripts: 4.3 s -> 4.0 s).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
