@@ -4,7 +4,7 @@
 #   bash benches/run.sh                           # 100MB and 1GB
 #   bash benches/run.sh --sizes "100MB 1GB 4GB"   # pick the sizes
 #   bash benches/run.sh --big                     # add 3GB + one 1GB session file (peak RSS case)
-#   bash benches/run.sh --compare                 # add claude-code-log on the 100MB data
+#   bash benches/run.sh --compare                 # add claude-code-log and claude-code-transcripts on the 100MB data
 #   bash benches/run.sh --shapes                  # add 100,000 tiny sessions and 10,000 memory files
 #   bash benches/run.sh --keep                    # keep the built sites under target/bench-out
 #   bash benches/run.sh --runs 3                  # cold builds and rg runs per size (default 2)
@@ -398,7 +398,7 @@ if [ "$SHAPES" -eq 1 ]; then
     shape "10k-memory-files" memory
 fi
 
-# ------------------------------------------------------------------ claude-code-log
+# ------------------------------------------------------------------ the neighbours
 
 CMP=""
 if [ "$COMPARE" -eq 1 ]; then
@@ -406,13 +406,14 @@ if [ "$COMPARE" -eq 1 ]; then
     dir="$DATA_ROOT/100MB"
     bytes=$(transcript_bytes "$dir")
     venv="$TARGET/bench-venv"
-    if [ ! -x "$venv/bin/claude-code-log" ]; then
-        say "== installing claude-code-log into $venv"
-        python3 -m venv "$venv"
+    if [ ! -x "$venv/bin/claude-code-log" ] || [ ! -x "$venv/bin/claude-code-transcripts" ]; then
+        say "== installing claude-code-log and claude-code-transcripts into $venv"
+        [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
         "$venv/bin/pip" install -q --upgrade pip >&2
-        "$venv/bin/pip" install -q claude-code-log >&2
+        "$venv/bin/pip" install -q claude-code-log claude-code-transcripts >&2
     fi
     version=$("$venv/bin/pip" show claude-code-log 2>/dev/null | awk '/^Version:/ { print $2 }')
+    tversion=$("$venv/bin/pip" show claude-code-transcripts 2>/dev/null | awk '/^Version:/ { print $2 }')
     say ""
     say "== claude-code-log $version on the 100MB data"
     # Its documented whole-archive run is plain `claude-code-log`: it converts
@@ -435,12 +436,31 @@ if [ "$COMPARE" -eq 1 ]; then
         cpeak=$(max "$cpeak" "$RSS_MB")
         rm -rf -- "$home"
     done
+    say "== claude-code-transcripts $tversion on the 100MB data"
+    # Its whole-archive run: `claude-code-transcripts all` reads a projects
+    # folder and writes an index, a page per project and the transcripts.
+    # Sub-agent files are left out unless asked: --include-agents, as ccwiki
+    # shows them too.
+    tbest="" tcpu="" tpeak=0
+    for i in $(seq 1 "$RUNS"); do
+        tout="$TMP/cct-$i"
+        rm -rf -- "$tout"
+        measure "$TMP/cct$i.log" "$venv/bin/claude-code-transcripts" all --source "$dir/projects" \
+            --output "$tout" --include-agents --quiet
+        if [ "$RC" -ne 0 ]; then say "claude-code-transcripts failed (exit $RC):"; tail -20 "$TMP/cct$i.log" >&2; exit 1; fi
+        nhtml=$(find "$tout" -name '*.html' | wc -l)
+        say "   run $i: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB, $nhtml HTML files"
+        tbest=$([ -z "$tbest" ] && echo "$WALL" || min "$tbest" "$WALL")
+        tcpu=$([ -z "$tcpu" ] && echo "$CPU" || min "$tcpu" "$CPU")
+        tpeak=$(max "$tpeak" "$RSS_MB")
+        rm -rf -- "$tout"
+    done
     # ccwiki on the same data, for the same table.
     outp="$OUT_ROOT/100MB-compare"; wbest="" wcpu="" wpeak=0
     export CCWIKI_CACHE_DIR="$CACHE_ROOT/100MB-compare"
     for i in $(seq 1 "$RUNS"); do
         rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
-        measure "$TMP/cmp-ccwiki$i.log" "$CCWIKI" build --source "$dir" --out "$outp/site" --quiet
+        measure "$TMP/cmp-ccwiki$i.log" "$CCWIKI" build --source "$dir" --out "$outp/site" --no-archive --quiet
         wbest=$([ -z "$wbest" ] && echo "$WALL" || min "$wbest" "$WALL")
         wcpu=$([ -z "$wcpu" ] && echo "$CPU" || min "$wcpu" "$CPU")
         wpeak=$(max "$wpeak" "$RSS_MB")
@@ -451,8 +471,10 @@ if [ "$COMPARE" -eq 1 ]; then
         "|---|---|---:|---:|---:|---:|---:|" \
         "| ccwiki | 100MB | $bytes | $wbest | $(mbps "$bytes" "$wbest") | $wcpu | $wpeak |" \
         "| claude-code-log $version | 100MB | $bytes | $cbest | $(mbps "$bytes" "$cbest") | $ccpu | $cpeak |" \
+        "| claude-code-transcripts $tversion | 100MB | $bytes | $tbest | $(mbps "$bytes" "$tbest") | $tcpu | $tpeak |" \
         "" \
-        "claude-code-log takes $(ratio "$cbest" "$wbest") ccwiki's wall time and $(ratio "$ccpu" "$wcpu") its CPU time on this data." \
+        "claude-code-log takes $(ratio "$cbest" "$wbest") ccwiki's wall time and $(ratio "$ccpu" "$wcpu") its CPU time on this data;" \
+        "claude-code-transcripts $(ratio "$tbest" "$wbest") and $(ratio "$tcpu" "$wcpu")." \
         "Its peak RSS is that of its largest single process (it runs worker processes).")
 fi
 
