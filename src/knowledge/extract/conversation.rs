@@ -256,18 +256,13 @@ impl Conversation {
                     .any(|b| b.kind.as_deref() == Some("tool_result"))
                 {
                     for b in blocks {
-                        self.tool_result(b, sc);
-                    }
-                    for b in blocks {
-                        if self.outputs.len() >= OUTPUT_SAMPLES {
-                            break;
-                        }
-                        // Cut after redaction: the redactor sees past the cut.
-                        let out = b
-                            .content
-                            .and_then(|c| output_prefix(c, OUTPUT_SAMPLE_CHARS + LOOKAHEAD));
-                        if let Some(out) = out.filter(|o| !o.trim().is_empty()) {
-                            self.outputs.push(sc.prefix(&out, OUTPUT_SAMPLE_CHARS));
+                        let Some(shown) = self.tool_result(b, sc) else {
+                            continue;
+                        };
+                        // A sample for search: the start of the result as
+                        // shown, already redacted (and redacted past 300).
+                        if self.outputs.len() < OUTPUT_SAMPLES && !shown.trim().is_empty() {
+                            self.outputs.push(shown.cut(OUTPUT_SAMPLE_CHARS));
                         }
                     }
                     return;
@@ -279,10 +274,11 @@ impl Conversation {
         self.user_text(&text, ts, sc);
     }
 
-    /// A tool result: kept (cut, redacted) with the call it answers.
-    fn tool_result(&mut self, b: &RawBlock, sc: &mut Scrub) {
+    /// A tool result: kept (cut, redacted) with the call it answers; its
+    /// text is returned too.
+    fn tool_result(&mut self, b: &RawBlock, sc: &mut Scrub) -> Option<Text> {
         let (Some(id), Some(content)) = (b.tool_use_id.as_deref(), b.content) else {
-            return;
+            return None;
         };
         // A large output Claude Code saved to tool-results/<id>.txt comes
         // as a wrapper around its first 2 KB: show those, say the size.
@@ -297,10 +293,12 @@ impl Conversation {
             bytes,
             error: b.is_error.is_true(),
         };
+        let shown = result.text.clone();
         match self.pending.remove(id) {
             Some(at) => self.attach(at, result),
             None => self.orphan_results.push((id.to_string(), result)),
         }
+        Some(shown)
     }
 
     /// Put `result` on the call at (turn, block).

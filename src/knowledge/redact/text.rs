@@ -58,6 +58,12 @@ impl Text {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Its first `max` characters: a cut of clean text is clean, as long
+    /// as it was redacted past the cut (see [`Scrub::prefix`]).
+    pub fn cut(&self, max: usize) -> Text {
+        Text(cut_chars(&self.0, max).to_string())
+    }
 }
 
 impl std::ops::Deref for Text {
