@@ -42,6 +42,9 @@ fn spend(bytes: usize) -> bool {
     })
 }
 
+/// A language known to the highlighter.
+pub type Syntax = SyntaxReference;
+
 /// Longest line highlighted (minified code is shown plain).
 const MAX_LINE: usize = 2_000;
 

@@ -2,11 +2,18 @@
 //! inside a changed line marked.
 
 use crate::knowledge::model::Edit;
+use crate::site::highlight::Syntax;
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
 /// The largest edit (both sides) whose lines are coloured.
 const COLOURED_EDIT: usize = 600;
+
+/// The most lines a replaced block may have on either side for the words
+/// that changed inside its lines to be marked: word marks help read a
+/// small change; over a rewritten block they are noise, and finding them
+/// was the costliest part of a diff.
+const MARKED_LINES: usize = 12;
 
 /// One line of a diff.
 #[derive(Debug, Serialize, PartialEq, Eq)]
@@ -47,12 +54,19 @@ pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
         }
         let d = TextDiff::from_lines(e.old.as_str(), e.new.as_str());
         for op in d.ops() {
+            let (_, old, new) = op.as_tag_tuple();
+            if old.len().max(new.len()) > MARKED_LINES {
+                for change in d.iter_changes(op) {
+                    let text = change.value().trim_end_matches(['\n', '\r']);
+                    let parts = vec![DiffPart {
+                        text: text.to_string(),
+                        mark: false,
+                    }];
+                    out.push(line(change.tag(), parts, syntax));
+                }
+                continue;
+            }
             for change in d.iter_inline_changes(op) {
-                let kind = match change.tag() {
-                    ChangeTag::Delete => "del",
-                    ChangeTag::Insert => "ins",
-                    ChangeTag::Equal => "same",
-                };
                 let mut parts: Vec<DiffPart> = Vec::new();
                 for (mark, text) in change.iter_strings_lossy() {
                     let text = text.trim_end_matches(['\n', '\r']);
@@ -71,15 +85,26 @@ pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
                 if parts.len() == 1 {
                     parts[0].mark = false;
                 }
-                let html = match (syntax, parts.as_slice()) {
-                    (Some(s), [only]) => crate::site::highlight::line(s, &only.text),
-                    _ => None,
-                };
-                out.push(DiffLine { kind, parts, html });
+                out.push(line(change.tag(), parts, syntax));
             }
         }
     }
     out
+}
+
+/// One line of a diff; coloured when it is one run of text and `syntax`
+/// is known.
+fn line(tag: ChangeTag, parts: Vec<DiffPart>, syntax: Option<&Syntax>) -> DiffLine {
+    let kind = match tag {
+        ChangeTag::Delete => "del",
+        ChangeTag::Insert => "ins",
+        ChangeTag::Equal => "same",
+    };
+    let html = match (syntax, parts.as_slice()) {
+        (Some(s), [only]) => crate::site::highlight::line(s, &only.text),
+        _ => None,
+    };
+    DiffLine { kind, parts, html }
 }
 
 #[cfg(test)]
@@ -112,6 +137,18 @@ mod tests {
                 format!("{} {text}", l.kind)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_rewritten_block_shows_its_lines_without_word_marks() {
+        let old: String = (0..20).map(|i| format!("let a{i} = {i};\n")).collect();
+        let new: String = (0..20).map(|i| format!("let b{i} = {i};\n")).collect();
+        let lines = diff("x.txt", &[edit(&old, &new)]);
+        assert_eq!(lines.iter().filter(|l| l.kind == "del").count(), 20);
+        assert_eq!(lines.iter().filter(|l| l.kind == "ins").count(), 20);
+        assert!(lines.iter().all(|l| l.parts.iter().all(|p| !p.mark)));
+        assert!(shown(&lines).contains(&"del let a3 = 3;".to_string()));
+        assert!(shown(&lines).contains(&"ins let b19 = 19;".to_string()));
     }
 
     #[test]
