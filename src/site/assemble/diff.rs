@@ -58,10 +58,14 @@ pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
             if old.len().max(new.len()) > MARKED_LINES {
                 for change in d.iter_changes(op) {
                     let text = change.value().trim_end_matches(['\n', '\r']);
-                    let parts = vec![DiffPart {
-                        text: text.to_string(),
-                        mark: false,
-                    }];
+                    // A blank line has no parts, as in a marked block.
+                    let parts = (!text.is_empty())
+                        .then(|| DiffPart {
+                            text: text.to_string(),
+                            mark: false,
+                        })
+                        .into_iter()
+                        .collect();
                     out.push(line(change.tag(), parts, syntax));
                 }
                 continue;
