@@ -8,5 +8,6 @@ pub mod hash;
 pub mod progress;
 pub mod skip;
 pub mod slugs;
+pub mod small_set;
 pub mod stored;
 pub mod text;

@@ -1,9 +1,10 @@
 //! The data model the phases hand each other: what was learned from the
 //! source, before any page exists. Plain data, no behaviour beyond helpers.
 
+use crate::base::small_set::SmallSet;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 pub use crate::knowledge::redact::Text;
@@ -250,7 +251,7 @@ pub struct Subagent {
     /// Its tokens, by model (counted with its session's too).
     pub usage_by_model: ModelUsage,
     /// The commands, agents and skills it used (counted as its session's).
-    pub uses: BTreeSet<Text>,
+    pub uses: SmallSet<Text>,
 }
 
 /// Titles a session may carry; [`Session::title`] picks among them.
@@ -284,9 +285,9 @@ pub struct Session {
     pub started: Option<DateTime<Utc>>,
     pub ended: Option<DateTime<Utc>>,
     pub titles: Titles,
-    pub models: BTreeSet<Text>,
-    pub branches: BTreeSet<Text>,
-    pub versions: BTreeSet<Text>,
+    pub models: SmallSet<Text>,
+    pub branches: SmallSet<Text>,
+    pub versions: SmallSet<Text>,
     pub entrypoint: Option<Text>,
     pub turns: Turns,
     pub subagents: Vec<Subagent>,
@@ -296,7 +297,7 @@ pub struct Session {
     /// Tokens by model, its sub-agents' included.
     pub usage_by_model: ModelUsage,
     pub tools: BTreeMap<Text, u64>,
-    pub files_touched: BTreeSet<Text>,
+    pub files_touched: SmallSet<Text>,
     /// What of the user's setup it used, the instructions it was given,
     /// what happened while the user was away, the backups of its files.
     pub setup: crate::knowledge::extract::Aside,
@@ -408,7 +409,7 @@ mod tests {
                     started: None,
                     prompt_key: None,
                     usage_by_model: ModelUsage::new(),
-                    uses: BTreeSet::new(),
+                    uses: SmallSet::new(),
                 })
                 .into_iter()
                 .collect(),

@@ -4,6 +4,7 @@
 //! lines of one API response by `message.id`, tells real prompts from tool
 //! results, meta lines and slash commands, and counts usage once per response.
 
+use crate::base::small_set::SmallSet;
 use crate::knowledge::model::{
     prompt_key, Block, CompactKind, Edit, ModelUsage, Text, ToolCall, Turn, Usage, EDIT_CHARS,
     TOOL_TEXT_CHARS,
@@ -136,7 +137,7 @@ fn strip_context(text: &str) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Aside {
     /// `/command`, `agent:<type>`, `skill:<name>`.
-    pub uses: BTreeSet<Text>,
+    pub uses: SmallSet<Text>,
     /// Instruction files Claude Code read for it (`CLAUDE.md`, rules), by
     /// path: the last content seen, cut after [`INSTRUCTION_CHARS`].
     pub instructions: BTreeMap<Text, Text>,
@@ -171,12 +172,12 @@ pub struct Conversation {
     /// Tokens by model.
     pub by_model: ModelUsage,
     pub tools: BTreeMap<Text, u64>,
-    pub files_touched: BTreeSet<Text>,
+    pub files_touched: SmallSet<Text>,
     #[serde(default)]
     pub setup: Aside,
     /// The start of the first tool results (never shown; searched at weight 0.5).
     pub outputs: Vec<Text>,
-    pub models: BTreeSet<Text>,
+    pub models: SmallSet<Text>,
     pub first: Option<DateTime<Utc>>,
     pub last: Option<DateTime<Utc>>,
     /// Usage per message id, kept only while a large file is read in

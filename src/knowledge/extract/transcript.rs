@@ -2,6 +2,7 @@
 
 use super::conversation::Conversation;
 use crate::base::skip::Skip;
+use crate::base::small_set::SmallSet;
 use crate::knowledge::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Text, Titles};
 use crate::knowledge::redact::{Redactor, Scrub, Tally};
 use crate::source::discover::{FileRole, TranscriptFile};
@@ -20,8 +21,8 @@ pub struct SessionPart {
     key: u64,
     pub cwd: Option<Text>,
     pub titles: Titles,
-    pub branches: BTreeSet<Text>,
-    pub versions: BTreeSet<Text>,
+    pub branches: SmallSet<Text>,
+    pub versions: SmallSet<Text>,
     pub entrypoint: Option<Text>,
     pub conv: Conversation,
     pub inline_agents: Vec<(Text, Conversation)>,
