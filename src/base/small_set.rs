@@ -1,10 +1,9 @@
-//! [`SmallSet`]: a sorted set kept in one vector.
+//! [`SmallSet`] and [`SmallMap`]: a sorted set and map kept in one vector.
 //!
-//! A session's models, branches, versions and files hold one to a few
-//! entries each; a `BTreeSet` allocates a node of several hundred bytes
-//! for the first. With 100,000 sessions that was a fifth of a build's
-//! memory. Iteration order, equality and the serialised form (a sequence
-//! in order) are those of a `BTreeSet`.
+//! A session's models, branches, versions, files and usage by model hold
+//! one to a few entries each; a `BTreeSet` or `BTreeMap` allocates a node
+//! of several hundred bytes for the first. Iteration order and the
+//! serialised form (the cache's) are those of the `BTree` collections.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -130,6 +129,122 @@ mod tests {
             let (a, b) = (postcard::to_allocvec(&small).unwrap(), postcard::to_allocvec(&tree).unwrap());
             proptest::prop_assert_eq!(&a, &b);
             let back: SmallSet<u8> = postcard::from_bytes(&b).unwrap();
+            proptest::prop_assert_eq!(back, small);
+        }
+    }
+}
+
+/// A map from `K` to `V` in key order, in one vector: the [`SmallSet`] of
+/// pairs. Reads and serialises as a `BTreeMap`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SmallMap<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for SmallMap<K, V> {
+    fn default() -> Self {
+        SmallMap(Vec::new())
+    }
+}
+
+impl<K: Ord, V> SmallMap<K, V> {
+    pub fn new() -> Self {
+        SmallMap(Vec::new())
+    }
+
+    /// The value at `key`, made with `V::default()` when absent.
+    pub fn entry_or_default(&mut self, key: K) -> &mut V
+    where
+        V: Default,
+    {
+        let at = match self.0.binary_search_by(|(k, _)| k.cmp(&key)) {
+            Ok(at) => at,
+            Err(at) => {
+                self.0.insert(at, (key, V::default()));
+                at
+            }
+        };
+        &mut self.0[at].1
+    }
+
+    pub fn get_mut(&mut self, key: &K) -> Option<&mut V> {
+        let at = self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()?;
+        Some(&mut self.0[at].1)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<K: Ord, V, const N: usize> From<[(K, V); N]> for SmallMap<K, V> {
+    fn from(pairs: [(K, V); N]) -> Self {
+        pairs.into_iter().collect()
+    }
+}
+
+impl<K: Ord, V> FromIterator<(K, V)> for SmallMap<K, V> {
+    /// The last value of a key wins, as in a `BTreeMap`.
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Self {
+        let mut v: Vec<(K, V)> = pairs.into_iter().collect();
+        v.reverse();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v.dedup_by(|later, first| later.0 == first.0);
+        SmallMap(v)
+    }
+}
+
+impl<K: Serialize, V: Serialize> Serialize for SmallMap<K, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Deserialize<'de> for SmallMap<K, V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = std::collections::BTreeMap::<K, V>::deserialize(d)?;
+        Ok(SmallMap(map.into_iter().collect()))
+    }
+}
+
+#[cfg(test)]
+mod map_tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    proptest::proptest! {
+        /// Built from pairs or value by value, the map reads and
+        /// serialises as a `BTreeMap` of the same pairs.
+        #[test]
+        fn behaves_as_a_btreemap(
+            pairs in proptest::collection::vec((0u8..10, 0u32..100), 0..20),
+            adds in proptest::collection::vec((0u8..10, 0u32..100), 0..20),
+        ) {
+            let mut small: SmallMap<u8, u32> = pairs.iter().copied().collect();
+            let mut tree: BTreeMap<u8, u32> = pairs.iter().copied().collect();
+            for (k, v) in &adds {
+                *small.entry_or_default(*k) += v;
+                *tree.entry(*k).or_default() += v;
+            }
+            if let (Some(a), Some(b)) = (small.get_mut(&3), tree.get_mut(&3)) {
+                *a += 1;
+                *b += 1;
+            }
+            proptest::prop_assert!(small.iter().eq(tree.iter()));
+            proptest::prop_assert_eq!(small.len(), tree.len());
+            let (a, b) = (postcard::to_allocvec(&small).unwrap(), postcard::to_allocvec(&tree).unwrap());
+            proptest::prop_assert_eq!(&a, &b);
+            let back: SmallMap<u8, u32> = postcard::from_bytes(&b).unwrap();
             proptest::prop_assert_eq!(back, small);
         }
     }

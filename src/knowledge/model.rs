@@ -1,7 +1,7 @@
 //! The data model the phases hand each other: what was learned from the
 //! source, before any page exists. Plain data, no behaviour beyond helpers.
 
-use crate::base::small_set::SmallSet;
+use crate::base::small_set::{SmallMap, SmallSet};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -115,12 +115,12 @@ impl Usage {
 }
 
 /// Usage by model (the model's name; empty when the transcript gives none).
-pub type ModelUsage = BTreeMap<Text, Usage>;
+pub type ModelUsage = SmallMap<Text, Usage>;
 
 /// Add every model's usage of `more` to `into`.
 pub fn add_usage(into: &mut ModelUsage, more: &ModelUsage) {
-    for (model, u) in more {
-        into.entry(model.clone()).or_default().add(u);
+    for (model, u) in more.iter() {
+        into.entry_or_default(model.clone()).add(u);
     }
 }
 

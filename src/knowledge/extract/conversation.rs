@@ -482,7 +482,7 @@ impl Conversation {
         let model_key = model.clone().unwrap_or_else(|| sc.owned(String::new()));
         if let Some(u) = &usage {
             self.usage.add(u);
-            self.by_model.entry(model_key.clone()).or_default().add(u);
+            self.by_model.entry_or_default(model_key.clone()).add(u);
         }
         if let Some(id) = id {
             if let (Some(map), Some(u)) = (self.usage_by_id.as_mut(), usage) {
