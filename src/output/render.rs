@@ -356,18 +356,22 @@ impl Renderer {
     pub fn page(&self, page: &Page<'_>, stager: &Stager<'_>) -> Result<(), Error> {
         crate::site::highlight::new_page();
         use crate::site::assemble::View;
-        let input = match &page.view {
-            View::Session(s) => self.page_hash(page, |h| s.input_key(h)),
-            View::File(f) => self.page_hash(page, |h| f.input_key(h)),
-            view => return self.emit(page, view, stager),
-        };
-        if stager.reuse(&page.path, input)? {
-            return Ok(());
-        }
         match &page.view {
-            View::Session(s) => self.write(page, &s.load()?.view(), stager, input),
-            View::File(f) => self.write(page, &f.load()?.view(), stager, input),
-            view => self.write(page, view, stager, input),
+            View::Session(s) => {
+                let input = self.page_hash(page, |h| s.input_key(h));
+                if stager.reuse(&page.path, input)? {
+                    return Ok(());
+                }
+                self.write(page, &s.load()?.view(), stager, input)
+            }
+            View::File(f) => {
+                let input = self.page_hash(page, |h| f.input_key(h));
+                if stager.reuse(&page.path, input)? {
+                    return Ok(());
+                }
+                self.write(page, &f.load()?.view(), stager, input)
+            }
+            view => self.emit(page, view, stager),
         }
     }
 }
