@@ -9,6 +9,7 @@ use crate::knowledge::model::{Memory, MemoryKind};
 use crate::knowledge::redact::{Redactor, Scrub, Tally};
 use crate::source::discover::{MemoryDir, Root};
 use crate::source::memory::{parse_index, parse_memory, IndexEntry, Parsed, RawMemory};
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -88,28 +89,48 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
     let mut files: Vec<&Path> = dir.files.iter().map(|p| p.as_path()).collect();
     let order = |p: &Path| by_target.get(file_name(p)).map_or(usize::MAX, |(i, _)| *i);
     files.sort_by(|a, b| order(a).cmp(&order(b)).then_with(|| a.cmp(b)));
-    for path in files {
-        let text = match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(e) => {
-                out.skips
-                    .push(Skip::file(path, format!("cannot read: {e}")));
-                continue;
-            }
-        };
-        let entry = by_target.get(file_name(path)).map(|(_, e)| *e);
-        let raw = match parse_memory(path, &text, entry) {
-            Parsed::Keep(m) => m,
-            Parsed::Private => continue,
-            Parsed::KeepWithSkip(m, reason) => {
-                out.skips.push(Skip::file(path, reason));
-                m
-            }
-        };
-        out.memories.push(memory(root, dir, path, raw, sc));
+    // Each file is read, parsed and redacted on its own: on every core,
+    // then taken in order.
+    let redactor = sc.redactor();
+    let read: Vec<(Option<Memory>, Option<Skip>, Tally)> = files
+        .par_iter()
+        .map(|path| {
+            let mut sc = Scrub::new(redactor);
+            let entry = by_target.get(file_name(path)).map(|(_, e)| *e);
+            let (memory, skip) = read_memory(root, dir, path, entry, &mut sc);
+            (memory, skip, sc.tally)
+        })
+        .collect();
+    for (memory, skip, tally) in read {
+        out.skips.extend(skip);
+        out.memories.extend(memory);
+        sc.tally.add(&tally);
     }
     for entry in stubs {
         out.memories.push(stub(root, dir, entry, sc));
+    }
+}
+
+/// One memory file, unless it is private, and why it was skipped or what
+/// was wrong with it.
+fn read_memory(
+    root: usize,
+    dir: &MemoryDir,
+    path: &Path,
+    entry: Option<&IndexEntry>,
+    sc: &mut Scrub,
+) -> (Option<Memory>, Option<Skip>) {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => return (None, Some(Skip::file(path, format!("cannot read: {e}")))),
+    };
+    match parse_memory(path, &text, entry) {
+        Parsed::Keep(m) => (Some(memory(root, dir, path, m, sc)), None),
+        Parsed::Private => (None, None),
+        Parsed::KeepWithSkip(m, reason) => (
+            Some(memory(root, dir, path, m, sc)),
+            Some(Skip::file(path, reason)),
+        ),
     }
 }
 

@@ -43,6 +43,10 @@ pub struct FileRecord {
     pub len: u64,
     /// Hash of everything that produced the bytes (template, context); 0 when unknown.
     pub input: u64,
+    /// Modification time (ns) the file had when the build left it: a file
+    /// with the same length and time is taken as intact without reading it
+    /// (as make and rsync do); anything else is read and hashed.
+    pub mtime: i64,
 }
 
 /// Put back the previous site if a build was killed while swapping it,
@@ -142,18 +146,21 @@ impl<'a> Stager<'a> {
     /// what produced the bytes (0 if unknown), remembered for [`Stager::reuse`].
     pub fn put(&self, rel: &str, bytes: &[u8], input: u64) -> Result<(), Error> {
         let p = self.prepare(rel)?;
-        let record = FileRecord {
-            hash: crate::base::hash::hash_bytes(bytes),
-            len: bytes.len() as u64,
-            input,
-        };
-        let same_bytes = self
+        let hash = crate::base::hash::hash_bytes(bytes);
+        let len = bytes.len() as u64;
+        let old = self
             .previous
             .get(rel)
-            .is_some_and(|r| r.hash == record.hash && r.len == record.len);
-        if !(same_bytes && self.link_old(rel, &p, &record)) {
-            fs::write(&p, bytes).map_err(|e| Error::io(&p, e))?;
-        }
+            .filter(|r| r.hash == hash && r.len == len);
+        let record = match old.filter(|r| self.link_old(rel, &p, r)) {
+            Some(r) => FileRecord { input, ..*r },
+            None => FileRecord {
+                hash,
+                len,
+                input,
+                mtime: write_file(&p, bytes)?,
+            },
+        };
         self.remember(rel, record);
         Ok(())
     }
@@ -196,12 +203,17 @@ impl<'a> Stager<'a> {
 
     /// Hard-link the old site's `rel` to `p`, if it still holds the bytes
     /// `record` describes (a file edited by hand since is written anew).
+    /// A file with the length and time the last build left it is not read.
     fn link_old(&self, rel: &str, p: &Path, record: &FileRecord) -> bool {
         let old = self.out.join(rel);
-        let regular =
-            fs::symlink_metadata(&old).is_ok_and(|m| m.is_file() && m.len() == record.len);
+        let Ok(meta) = fs::symlink_metadata(&old) else {
+            return false;
+        };
+        let regular = meta.is_file() && meta.len() == record.len;
+        let untouched = crate::base::dirs::mtime_nanos(&meta) == record.mtime;
         let intact = regular
-            && fs::read(&old).is_ok_and(|b| crate::base::hash::hash_bytes(&b) == record.hash);
+            && (untouched
+                || fs::read(&old).is_ok_and(|b| crate::base::hash::hash_bytes(&b) == record.hash));
         let linked = intact && fs::hard_link(&old, p).is_ok();
         if linked {
             self.unchanged.fetch_add(1, Ordering::Relaxed);
@@ -285,6 +297,15 @@ impl Drop for Stager<'_> {
             let _ = swap::remove_proven(&self.staging);
         }
     }
+}
+
+/// Write `bytes` to a new file at `p`; its modification time (ns).
+fn write_file(p: &Path, bytes: &[u8]) -> Result<i64, Error> {
+    use std::io::Write;
+    let mut f = fs::File::create(p).map_err(|e| Error::io(p, e))?;
+    f.write_all(bytes).map_err(|e| Error::io(p, e))?;
+    let meta = f.metadata().map_err(|e| Error::io(p, e))?;
+    Ok(crate::base::dirs::mtime_nanos(&meta))
 }
 
 /// Copy `from` to `to`: a file, or a folder with everything plain in it;
@@ -453,5 +474,39 @@ mod unchanged_tests {
         fs::write(out.join("a.html"), "tampered, longer").unwrap();
         write_site(&out, &two, &w2.manifest).unwrap();
         assert_eq!(fs::read(out.join("a.html")).unwrap(), b"same");
+    }
+
+    #[test]
+    fn a_file_is_read_only_when_its_length_or_time_moved() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        let site = vec![("a.html".to_string(), b"same".to_vec())];
+        let w1 = write_site(&out, &site, &BTreeMap::new()).unwrap();
+        let page = out.join("a.html");
+        let left = fs::metadata(&page).unwrap().modified().unwrap();
+        // Other bytes, same length, and the time put back: the file is
+        // taken for what the last build left, without reading it.
+        fs::write(&page, "SAME").unwrap();
+        let set_time = |t| {
+            fs::File::options()
+                .write(true)
+                .open(&page)
+                .unwrap()
+                .set_modified(t)
+                .unwrap()
+        };
+        set_time(left);
+        let w2 = write_site(&out, &site, &w1.manifest).unwrap();
+        assert_eq!(
+            (w2.unchanged, fs::read(&page).unwrap()),
+            (1, b"SAME".to_vec())
+        );
+        // The time moved: the file is read, found changed, and written anew.
+        set_time(left + std::time::Duration::from_secs(1));
+        let w3 = write_site(&out, &site, &w2.manifest).unwrap();
+        assert_eq!(
+            (w3.unchanged, fs::read(&page).unwrap()),
+            (0, b"same".to_vec())
+        );
     }
 }
