@@ -223,9 +223,7 @@ impl Cache {
         let pos = state.position.0;
         // Appended to this build's pack: the previous build's states stay
         // valid until the new index replaces the old one.
-        let slot = stored::encode(&state)
-            .ok()
-            .and_then(|bytes| self.packs.append(&bytes));
+        let slot = self.packs.append_value(&state);
         let entry = match (
             slot,
             hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE)),

@@ -6,10 +6,11 @@
 //! (`stored::encode`): a torn or flipped one is a cache miss for that file
 //! only.
 
+use crate::base::stored;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -26,8 +27,8 @@ pub struct Slot {
 #[derive(Debug, Default)]
 pub struct Packs {
     dir: PathBuf,
-    /// This build's pack, opened at the first state written.
-    writer: Mutex<Option<(String, File, u64)>>,
+    /// This build's pack, opened at the first state written, and its end.
+    writer: Mutex<Option<(String, BufWriter<File>, u64)>>,
     readers: Mutex<HashMap<String, Arc<File>>>,
 }
 
@@ -41,6 +42,20 @@ impl Packs {
 
     /// Append `bytes` to this build's pack; None when it cannot be written.
     pub fn append(&self, bytes: &[u8]) -> Option<Slot> {
+        self.append_with(|w| w.write_all(bytes).map(|()| bytes.len() as u64))
+    }
+
+    /// Append `value`, sealed (see [`stored::encode_to`]), to this build's
+    /// pack, encoded straight into it: a large state is never held twice.
+    pub fn append_value<T: Serialize>(&self, value: &T) -> Option<Slot> {
+        self.append_with(|w| stored::encode_to(value, w))
+    }
+
+    /// Append what `write` writes, and says it wrote, to this build's pack.
+    fn append_with(
+        &self,
+        write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<u64>,
+    ) -> Option<Slot> {
         let mut w = self.writer.lock().ok()?;
         if w.is_none() {
             std::fs::create_dir_all(&self.dir).ok()?;
@@ -50,21 +65,32 @@ impl Packs {
                 .unwrap_or_default();
             let name = format!("{:032x}-{}.pack", stamp, std::process::id());
             let file = File::create_new(self.dir.join(&name)).ok()?;
-            *w = Some((name, file, 0));
+            *w = Some((name, BufWriter::with_capacity(1 << 16, file), 0));
         }
         let (name, file, offset) = w.as_mut()?;
-        file.write_all(bytes).ok()?;
+        let Ok(len) = write(file) else {
+            // A state half written is garbage in the pack: nothing points
+            // to it, and the next ones go after it.
+            *offset = file.get_ref().metadata().ok()?.len() + file.buffer().len() as u64;
+            return None;
+        };
         let slot = Slot {
             pack: name.clone(),
             offset: *offset,
-            len: bytes.len() as u64,
+            len,
         };
-        *offset += bytes.len() as u64;
+        *offset += len;
         Some(slot)
     }
 
     /// The bytes at `slot`, if they can be read.
     pub fn read(&self, slot: &Slot) -> Option<Vec<u8>> {
+        // A state of this build's pack may still be in its buffer.
+        if let Some((name, w, _)) = self.writer.lock().ok()?.as_mut() {
+            if *name == slot.pack {
+                w.flush().ok()?;
+            }
+        }
         let file = {
             let mut readers = self.readers.lock().ok()?;
             match readers.get(&slot.pack) {
@@ -85,7 +111,9 @@ impl Packs {
     /// replaces the old one; false when it cannot be.
     pub fn flush(&self) -> bool {
         match self.writer.lock() {
-            Ok(w) => w.as_ref().is_none_or(|(_, f, _)| f.sync_data().is_ok()),
+            Ok(mut w) => w
+                .as_mut()
+                .is_none_or(|(_, f, _)| f.flush().is_ok() && f.get_ref().sync_data().is_ok()),
             Err(_) => false,
         }
     }
@@ -138,7 +166,13 @@ mod tests {
         let a = packs.append(b"first").unwrap();
         let b = packs.append(b"second!").unwrap();
         assert_eq!((a.pack == b.pack, b.offset, b.len), (true, 5, 7));
+        // Still in the writer's buffer, and read all the same.
+        assert_eq!(packs.read(&a).as_deref(), Some(&b"first"[..]));
+        let c = packs.append_value(&("third", 3u8)).unwrap();
+        assert_eq!(c.offset, 12);
         assert!(packs.flush());
+        let third = packs.read(&c).unwrap();
+        assert_eq!(stored::decode(&third), Some(("third".to_string(), 3u8)));
         assert_eq!(packs.read(&b).as_deref(), Some(&b"second!"[..]));
         let other = Packs::new(dir.path().join("states"));
         assert_eq!(other.read(&a).as_deref(), Some(&b"first"[..]));
