@@ -344,6 +344,24 @@ fn a_rebuild_with_nothing_changed_still_notices_the_site_and_the_options() {
         .unwrap()
         .contains("ABOUT-OVERRIDE"));
     assert!(f.build().unchanged);
+    // Files that are not pages (kept from the site, copied from the
+    // repository's root/, in folders) are known to the next build too:
+    // after one build that places them, the next one has nothing to do;
+    // and one of them touched is noticed.
+    fs::create_dir_all(f.out.join(".well-known")).unwrap();
+    fs::write(f.out.join(".well-known/security.txt"), "c").unwrap();
+    fs::write(f.out.join("CNAME"), "wiki.example.org").unwrap();
+    fs::create_dir_all(f.repo.join("root/img")).unwrap();
+    fs::write(f.repo.join("root/img/logo.svg"), "<svg/>").unwrap();
+    assert!(!f.build().unchanged);
+    assert!(f.build().unchanged, "the kept and copied files are known");
+    fs::write(f.out.join("img/logo.svg"), "<svg></svg>").unwrap();
+    assert!(!f.build().unchanged);
+    assert_eq!(fs::read(f.out.join("img/logo.svg")).unwrap(), b"<svg/>");
+    assert_eq!(
+        fs::read(f.out.join(".well-known/security.txt")).unwrap(),
+        b"c"
+    );
 }
 
 #[test]

@@ -345,6 +345,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         report.skips.push(Skip::file(&opts.out, w));
     }
     manifest.save(written.manifest);
+    let files_left = written.files_left;
     if let Some(path) = &opts.report {
         let found = timed(&mut report, "audit", || audit::audit_site(&opts.out))?;
         let md = audit::report_markdown(&opts.out, &report.redactions, &found);
@@ -353,6 +354,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     }
     report.skips.sort();
     report.skips.dedup();
-    super::unchanged::remember(opts, fingerprint, &report);
+    super::unchanged::remember(opts, fingerprint, &report, files_left);
+    // Freeing a hundred thousand sessions takes a noticeable part of a
+    // second: the caller has its report without waiting for that.
+    drop(site);
+    let _ = std::thread::Builder::new().spawn(move || drop(model));
     Ok(report)
 }

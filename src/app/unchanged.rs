@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bump when [`LastBuild`] changes shape.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// What the last build read (as a fingerprint) and what it reported.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -46,27 +46,23 @@ struct LastBuild {
 /// whether it is a symbolic link.
 type SiteFile = (String, u64, i64, bool);
 
-/// Every file and link under `out`, in order.
+/// Every file and link under `out`, by path.
 fn site_files(out: &Path) -> Vec<SiteFile> {
     let entries = walkdir::WalkDir::new(out)
         .follow_links(false)
-        .sort_by_file_name()
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| !e.file_type().is_dir());
-    entries
+    let mut files = entries
         .filter_map(|e| {
-            let rel = e
-                .path()
-                .strip_prefix(out)
-                .ok()?
-                .to_string_lossy()
-                .into_owned();
+            let rel = crate::base::dirs::slash_path(e.path().strip_prefix(out).ok()?);
             let m = std::fs::symlink_metadata(e.path()).ok()?;
             let mtime = crate::base::dirs::mtime_nanos(&m);
             Some((rel, m.len(), mtime, m.file_type().is_symlink()))
         })
-        .collect()
+        .collect::<Vec<_>>();
+    files.sort_unstable();
+    files
 }
 
 fn stat(h: &mut Xxh3, path: &Path) {
@@ -180,9 +176,15 @@ pub fn forget(opts: &BuildOptions) {
     }
 }
 
-/// Remember what this build read and reported. Failure only costs a full
-/// build next time.
-pub fn remember(opts: &BuildOptions, fingerprint: u128, report: &BuildReport) {
+/// Remember what this build read and reported, and the files it left in
+/// the site (path, length, time; by path). Failure only costs a full build
+/// next time.
+pub fn remember(
+    opts: &BuildOptions,
+    fingerprint: u128,
+    report: &BuildReport,
+    files_left: Vec<(String, u64, i64)>,
+) {
     let Some(path) = last_build_path(opts) else {
         return;
     };
@@ -202,7 +204,10 @@ pub fn remember(opts: &BuildOptions, fingerprint: u128, report: &BuildReport) {
         skips: report.skips.clone(),
         redactions: report.redactions.clone(),
         roots: report.roots.clone(),
-        files: site_files(&opts.out),
+        files: files_left
+            .into_iter()
+            .map(|(rel, len, mtime)| (rel, len, mtime, false))
+            .collect(),
     };
     if let Ok(bytes) = stored::encode(&last) {
         stored::replace(&path, &bytes);

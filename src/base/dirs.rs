@@ -106,6 +106,15 @@ pub fn this_binary() -> (u64, i64) {
         .map_or((0, 0), |m| (m.len(), mtime_nanos(&m)))
 }
 
+/// `path` as a site path: its parts joined by `/` on every system.
+pub fn slash_path(path: &std::path::Path) -> String {
+    let parts: Vec<std::borrow::Cow<'_, str>> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect();
+    parts.join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,12 +23,12 @@ use crate::knowledge::pack::{Packs, Slot};
 use crate::knowledge::redact::Redactor;
 use crate::source::discover::TranscriptFile;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 const PROBE: u64 = 4096;
 
 use crate::base::hash::hash_bytes;
@@ -88,7 +88,9 @@ struct Stored {
     version: String,
     /// The redactor's fingerprint: cached text was redacted by these rules.
     redactor: u64,
-    files: BTreeMap<PathBuf, Entry>,
+    /// By path; hashed, not ordered: a hundred thousand paths compared
+    /// component by component were a noticeable part of a build.
+    files: HashMap<PathBuf, Entry>,
 }
 
 /// How the cache served one build.

@@ -31,6 +31,9 @@ pub struct Written {
     pub unchanged: usize,
     /// What this build wrote, by path, for the next build.
     pub manifest: BTreeMap<String, FileRecord>,
+    /// Every file of the new site with its length and modification time
+    /// (ns), by path: what the site holds, known without walking it.
+    pub files_left: Vec<(String, u64, i64)>,
     /// Something that went wrong after the new site was in place.
     pub warning: Option<String>,
 }
@@ -100,6 +103,9 @@ pub struct Stager<'a> {
     id: String,
     previous: &'a BTreeMap<String, FileRecord>,
     manifest: Mutex<BTreeMap<String, FileRecord>>,
+    /// Files of the site that are not pages (the marker, kept and copied
+    /// files): path, length, modification time.
+    others: Mutex<Vec<(String, u64, i64)>>,
     unchanged: AtomicUsize,
     bytes: AtomicU64,
     committed: bool,
@@ -133,12 +139,14 @@ impl<'a> Stager<'a> {
             id,
             previous,
             manifest: Mutex::new(BTreeMap::new()),
+            others: Mutex::new(Vec::new()),
             unchanged: AtomicUsize::new(0),
             bytes: AtomicU64::new(0),
             committed: false,
         };
         let marker = stager.staging.join(MARKER);
         fs::write(&marker, MARKER_TEXT).map_err(|e| Error::io(&marker, e))?;
+        stager.note(Path::new(MARKER));
         Ok(stager)
     }
 
@@ -152,8 +160,8 @@ impl<'a> Stager<'a> {
             .previous
             .get(rel)
             .filter(|r| r.hash == hash && r.len == len);
-        let record = match old.filter(|r| self.link_old(rel, &p, r)) {
-            Some(r) => FileRecord { input, ..*r },
+        let record = match old.and_then(|r| Some((r, self.link_old(rel, &p, r)?))) {
+            Some((r, mtime)) => FileRecord { input, mtime, ..*r },
             None => FileRecord {
                 hash,
                 len,
@@ -176,10 +184,10 @@ impl<'a> Stager<'a> {
             return Ok(false);
         };
         let p = self.prepare(rel)?;
-        if !self.link_old(rel, &p, record) {
+        let Some(mtime) = self.link_old(rel, &p, record) else {
             return Ok(false);
-        }
-        self.remember(rel, *record);
+        };
+        self.remember(rel, FileRecord { mtime, ..*record });
         Ok(true)
     }
 
@@ -202,23 +210,40 @@ impl<'a> Stager<'a> {
     }
 
     /// Hard-link the old site's `rel` to `p`, if it still holds the bytes
-    /// `record` describes (a file edited by hand since is written anew).
-    /// A file with the length and time the last build left it is not read.
-    fn link_old(&self, rel: &str, p: &Path, record: &FileRecord) -> bool {
+    /// `record` describes (a file edited by hand since is written anew);
+    /// the file's modification time. A file with the length and time the
+    /// last build left it is not read.
+    fn link_old(&self, rel: &str, p: &Path, record: &FileRecord) -> Option<i64> {
         let old = self.out.join(rel);
-        let Ok(meta) = fs::symlink_metadata(&old) else {
-            return false;
-        };
+        let meta = fs::symlink_metadata(&old).ok()?;
+        let mtime = crate::base::dirs::mtime_nanos(&meta);
         let regular = meta.is_file() && meta.len() == record.len;
-        let untouched = crate::base::dirs::mtime_nanos(&meta) == record.mtime;
         let intact = regular
-            && (untouched
+            && (mtime == record.mtime
                 || fs::read(&old).is_ok_and(|b| crate::base::hash::hash_bytes(&b) == record.hash));
-        let linked = intact && fs::hard_link(&old, p).is_ok();
-        if linked {
-            self.unchanged.fetch_add(1, Ordering::Relaxed);
+        if !(intact && fs::hard_link(&old, p).is_ok()) {
+            return None;
         }
-        linked
+        self.unchanged.fetch_add(1, Ordering::Relaxed);
+        Some(mtime)
+    }
+
+    /// Remember the file at `rel` in the new site, not a page: its length
+    /// and time as they are now.
+    fn note(&self, rel: &Path) {
+        let Ok(meta) = fs::symlink_metadata(self.staging.join(rel)) else {
+            return;
+        };
+        if meta.is_file() {
+            let entry = (
+                crate::base::dirs::slash_path(rel),
+                meta.len(),
+                crate::base::dirs::mtime_nanos(&meta),
+            );
+            if let Ok(mut others) = self.others.lock() {
+                others.push(entry);
+            }
+        }
     }
 
     fn remember(&self, rel: &str, record: FileRecord) {
@@ -239,6 +264,12 @@ impl<'a> Stager<'a> {
                 continue;
             }
             copy_plain(&from, &to)?;
+            let copied = walkdir::WalkDir::new(&to).follow_links(false);
+            for e in copied.into_iter().filter_map(Result::ok) {
+                if let Ok(rel) = e.path().strip_prefix(&self.staging) {
+                    self.note(rel);
+                }
+            }
         }
         Ok(())
     }
@@ -272,6 +303,7 @@ impl<'a> Stager<'a> {
                 fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
             }
             fs::copy(entry.path(), &to).map_err(|e| Error::io(entry.path(), e))?;
+            self.note(rel);
         }
         Ok(clashes)
     }
@@ -281,7 +313,16 @@ impl<'a> Stager<'a> {
         let warning = swap::swap(&self.staging, &self.out, &self.id)?;
         self.committed = true;
         let manifest = std::mem::take(self.manifest.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let mut files_left =
+            std::mem::take(self.others.get_mut().unwrap_or_else(|e| e.into_inner()));
+        files_left.extend(
+            manifest
+                .iter()
+                .map(|(rel, r)| (rel.clone(), r.len, r.mtime)),
+        );
+        files_left.sort_unstable();
         Ok(Written {
+            files_left,
             files: manifest.len(),
             bytes: self.bytes.load(Ordering::Relaxed),
             unchanged: self.unchanged.load(Ordering::Relaxed),
