@@ -33,8 +33,7 @@ fn views_of_each_page_kind() {
     ];
     for path in wanted {
         let page = site
-            .pages
-            .iter()
+            .all_pages()
             .find(|p| p.path == path)
             .unwrap_or_else(|| panic!("the demo has no page {path}"));
         let name = path

@@ -5,6 +5,7 @@ use crate::base::dirs::resolved;
 use crate::base::error::Error;
 pub use crate::base::progress::Progress;
 use crate::base::skip::Skip;
+use crate::knowledge::model::Knowledge;
 use crate::knowledge::pipeline::Pipeline;
 use crate::output::{render, write};
 use crate::site::assemble;
@@ -272,6 +273,23 @@ fn discover(
     Ok(Discovered::Changed(sources, discovered, fingerprint))
 }
 
+/// Count what the site holds, for the report.
+fn count(report: &mut BuildReport, site: &assemble::Site<'_>, model: &Knowledge) {
+    report.skips.extend(site.skips.iter().cloned());
+    report.projects = site.projects;
+    report.sessions = site.sessions;
+    report.empty_sessions = site.empty_sessions;
+    report.memories = model.memories.len();
+    report.subagents = model.sessions.iter().map(|s| s.subagents.len()).sum();
+    report.prompts = model.sessions.iter().map(|s| s.prompts).sum();
+    report.assistant_turns = model
+        .sessions
+        .iter()
+        .map(|s| s.assistant_turns + s.subagents.iter().map(|a| a.assistant_turns).sum::<u64>())
+        .sum();
+    report.pages = site.page_count();
+}
+
 /// Build the wiki described by `opts`.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     let mut report = BuildReport::default();
@@ -306,19 +324,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.archive = loaded.archive;
 
     let mut site = timed(&mut report, "assemble", || assemble::assemble(&model))?;
-    report.skips.extend(site.skips.iter().cloned());
-    report.projects = site.projects;
-    report.sessions = site.sessions;
-    report.empty_sessions = site.empty_sessions;
-    report.memories = model.memories.len();
-    report.subagents = model.sessions.iter().map(|s| s.subagents.len()).sum();
-    report.prompts = model.sessions.iter().map(|s| s.prompts).sum();
-    report.assistant_turns = model
-        .sessions
-        .iter()
-        .map(|s| s.assistant_turns + s.subagents.iter().map(|a| a.assistant_turns).sum::<u64>())
-        .sum();
-    report.pages = site.pages.len();
+    count(&mut report, &site, &model);
 
     opts.progress.report("rendering", 0, 0);
     let manifest = if opts.cache {

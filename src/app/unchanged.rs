@@ -66,16 +66,30 @@ fn site_files(out: &Path) -> Vec<SiteFile> {
 }
 
 fn stat(h: &mut Xxh3, path: &Path) {
+    let seen = std::fs::metadata(path).ok().map(|m| {
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        (m.len(), crate::base::dirs::mtime_nanos(&m), inode)
+    });
+    stamp(h, path, seen);
+}
+
+/// A file as it was seen: its length, modification time and inode, or
+/// None when it could not be.
+fn stamp(h: &mut Xxh3, path: &Path, seen: Option<(u64, i64, u64)>) {
     h.write(path.as_os_str().as_encoded_bytes());
     h.write_u8(0);
-    let Ok(m) = std::fs::metadata(path) else {
+    let Some((len, mtime, inode)) = seen else {
         h.write_u8(1);
         return;
     };
-    h.write_u64(m.len());
-    h.write_i64(crate::base::dirs::mtime_nanos(&m));
-    #[cfg(unix)]
-    h.write_u64(std::os::unix::fs::MetadataExt::ino(&m));
+    h.write_u64(len);
+    h.write_i64(mtime);
+    if cfg!(unix) {
+        h.write_u64(inode);
+    }
 }
 
 /// Every file under `dir`, in order.
@@ -108,11 +122,15 @@ pub fn fingerprint(opts: &BuildOptions, sources: &Sources) -> u128 {
             .memory_dirs
             .iter()
             .flat_map(|m| m.index.iter().chain(&m.files));
-        let files = r
-            .transcripts
-            .iter()
-            .map(|t| &t.path)
-            .chain(memory)
+        // Transcripts as discovery saw them (the many); the rest looked at.
+        for t in &r.transcripts {
+            stamp(
+                &mut h,
+                &t.path,
+                Some((t.size, t.stamp.mtime, t.stamp.inode)),
+            );
+        }
+        let files = memory
             .chain(&r.history)
             .chain(&r.session_starts)
             .chain(r.setup.iter().map(|s| &s.path))

@@ -42,23 +42,18 @@ struct Identity {
     head: u64,
 }
 
-fn identity(path: &Path) -> Option<Identity> {
-    let meta = std::fs::metadata(path).ok()?;
-    let modified = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| (d.as_secs() as i64, d.subsec_nanos()))
-        .unwrap_or((0, 0));
-    #[cfg(unix)]
-    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
-    #[cfg(not(unix))]
-    let inode = 0;
+/// A transcript's identity: its size, time and inode as discovery saw
+/// them (not looked at again), and a hash of its first bytes.
+fn identity(tf: &TranscriptFile) -> Option<Identity> {
+    let ns = tf.stamp.mtime;
     Some(Identity {
-        size: meta.len(),
-        modified,
-        inode,
-        head: hash_range(path, 0, PROBE.min(meta.len()))?,
+        size: tf.size,
+        modified: (
+            ns.div_euclid(1_000_000_000),
+            ns.rem_euclid(1_000_000_000) as u32,
+        ),
+        inode: tf.stamp.inode,
+        head: hash_range(&tf.path, 0, PROBE.min(tf.size))?,
     })
 }
 
@@ -169,7 +164,7 @@ impl Cache {
                 Served::Read,
             );
         }
-        let identity = identity(&tf.path);
+        let identity = identity(tf);
         let old = self.old.files.get(&tf.path);
         let decode = |e: &Entry| {
             self.packs

@@ -399,10 +399,15 @@ pub fn render(
             }
             Ok::<_, Error>(files + r.static_files.len())
         },
-        || site.pages.par_iter().try_for_each(|p| r.page(p, stager)),
+        || {
+            site.pages
+                .par_iter()
+                .chain(&site.session_pages)
+                .try_for_each(|p| r.page(p, stager))
+        },
     );
     pages?;
-    Ok(index? + site.pages.len())
+    Ok(index? + site.page_count())
 }
 
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown.

@@ -68,6 +68,29 @@ pub struct TranscriptFile {
     pub project_dir: String,
     pub role: FileRole,
     pub size: u64,
+    /// When the walk saw it: what the cache and the no-op check compare
+    /// (a hundred thousand files are not looked at twice).
+    pub stamp: Stamp,
+}
+
+/// A file's modification time (ns since 1970) and inode (0 where the
+/// system has none), as the walk saw them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stamp {
+    pub mtime: i64,
+    pub inode: u64,
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            mtime: crate::base::dirs::mtime_nanos(meta),
+            #[cfg(unix)]
+            inode: std::os::unix::fs::MetadataExt::ino(meta),
+            #[cfg(not(unix))]
+            inode: 0,
+        }
+    }
 }
 
 /// Whether a transcript is a session or a sub-agent of one.
@@ -342,15 +365,23 @@ fn walk_root(root: &mut Root, skips: &mut Vec<Skip>) {
             skips.push(Skip::file(path, "file name is not valid UTF-8"));
             continue;
         }
-        let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-        classify(root, path, &parts, size, has_projects);
+        let meta = entry.metadata().ok();
+        let size = meta.as_ref().map_or(0, |m| m.len());
+        let stamp = meta.as_ref().map(Stamp::of).unwrap_or_default();
+        classify(root, path, &parts, (size, stamp), has_projects);
     }
     // Memory folders come out of the walk in order; keep them that way.
     root.memory_dirs
         .sort_by(|a, b| a.project_dir.cmp(&b.project_dir));
 }
 
-fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_projects: bool) {
+fn classify(
+    root: &mut Root,
+    path: &Path,
+    parts: &[&str],
+    (size, stamp): (u64, Stamp),
+    has_projects: bool,
+) {
     let name = parts[parts.len() - 1];
     match parts {
         ["history.jsonl"] => root.history = Some(path.to_path_buf()),
@@ -383,6 +414,7 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
                 project_dir: dir.to_string(),
                 role,
                 size,
+                stamp,
             });
         }
         // `subagents/journal.jsonl` and the like are bookkeeping, not agents.
@@ -406,6 +438,7 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
                         .then_some(meta),
                 },
                 size,
+                stamp,
             });
         }
         _ if !has_projects && name.ends_with(".jsonl") && name != "history.jsonl" => {
@@ -419,6 +452,7 @@ fn classify(root: &mut Root, path: &Path, parts: &[&str], size: u64, has_project
                 project_dir: dir.to_string(),
                 role: FileRole::Session,
                 size,
+                stamp,
             });
         }
         _ => {}

@@ -74,16 +74,16 @@ pub(super) fn pages<'m>(
             template: "home.html",
             title: "Home".into(),
             section: "home",
-            view: View::Home(home),
+            view: View::Home(Box::new(home)),
         },
         Page {
             path: "about/index.html".into(),
             template: "about.html",
             title: "About you".into(),
             section: "about",
-            view: View::About(AboutView {
+            view: View::About(Box::new(AboutView {
                 memories: about.iter().map(|&i| l.memory_body(i)).collect(),
-            }),
+            })),
         },
     ]
 }

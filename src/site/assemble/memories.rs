@@ -57,7 +57,7 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
             template: "list.html",
             title: title.into(),
             section,
-            view: View::List(ListView {
+            view: View::List(Box::new(ListView {
                 kind: section,
                 intro,
                 projects: Vec::new(),
@@ -65,7 +65,7 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
                 months: Vec::new(),
                 newer: None,
                 older: None,
-            }),
+            })),
         });
     }
     pages
@@ -87,7 +87,7 @@ fn memory_page<'m>(l: &Links<'m>, i: usize) -> Page<'m> {
         template: "memory.html",
         title: m.name.to_string(),
         section: memory_section(&m.kind),
-        view: View::Memory(MemoryView {
+        view: View::Memory(Box::new(MemoryView {
             name: &m.name,
             description: &m.description,
             kind: m.kind.label(),
@@ -104,7 +104,7 @@ fn memory_page<'m>(l: &Links<'m>, i: usize) -> Page<'m> {
                 })
                 .collect(),
             source: format!("projects/{}/memory/{}.md", m.project_dir, m.stem),
-        }),
+        })),
     }
 }
 

@@ -39,27 +39,29 @@ pub use paging::{
 };
 pub use sessions::{LoadedPage, SessionPage};
 
-/// What a page shows; serialised as the template's context.
+/// What a page shows; serialised as the template's context. The views of
+/// pages that are not a session's or a file's are boxed: a page is as large
+/// as its largest view, and sessions' pages are the many.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub enum View<'m> {
-    Home(HomeView<'m>),
-    About(AboutView<'m>),
-    Project(ProjectView<'m>),
-    Memory(MemoryView<'m>),
+    Home(Box<HomeView<'m>>),
+    About(Box<AboutView<'m>>),
+    Project(Box<ProjectView<'m>>),
+    Memory(Box<MemoryView<'m>>),
     /// Rendered from [`SessionPage::load`], never serialised as it is.
     #[serde(skip_serializing)]
     Session(SessionPage<'m>),
     /// Rendered from [`FilePage::load`], never serialised as it is.
     #[serde(skip_serializing)]
     File(FilePage<'m>),
-    Timeline(TimelineView),
-    List(ListView<'m>),
+    Timeline(Box<TimelineView>),
+    List(Box<ListView<'m>>),
     /// The page a server shows for an address with nothing at it.
     NotFound(NotFoundView),
-    Usage(views::UsageView),
-    Setup(views::SetupView<'m>),
-    SetupDoc(views::SetupDocView<'m>),
+    Usage(Box<views::UsageView>),
+    Setup(Box<views::SetupView<'m>>),
+    SetupDoc(Box<views::SetupDocView<'m>>),
 }
 
 /// One page of the site.
@@ -94,13 +96,29 @@ impl Page<'_> {
 /// The assembled site: pages, and what assembly found worth reporting.
 #[derive(Debug, Default)]
 pub struct Site<'m> {
+    /// Every page but the sessions' pages.
     pub pages: Vec<Page<'m>>,
+    /// The sessions' pages, apart: with a hundred thousand sessions, one
+    /// vector of all pages made by joining them held both at once.
+    pub session_pages: Vec<Page<'m>>,
     /// What the search index holds: one document per memory and session page.
     pub search_docs: Vec<crate::site::search::Doc>,
     pub skips: Vec<Skip>,
     pub projects: usize,
     pub sessions: usize,
     pub empty_sessions: usize,
+}
+
+impl<'m> Site<'m> {
+    /// Every page of the site.
+    pub fn all_pages(&self) -> impl Iterator<Item = &Page<'m>> {
+        self.pages.iter().chain(&self.session_pages)
+    }
+
+    /// How many pages the site has.
+    pub fn page_count(&self) -> usize {
+        self.pages.len() + self.session_pages.len()
+    }
 }
 
 /// Assemble the site from the (already redacted) model.
@@ -121,15 +139,11 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     pages.extend(file_pages);
     let mut search_docs = memories::search_docs(&l);
     search_docs.extend(projects::history_docs(&l));
-    let timeline_pages = timeline::pages(&l, &activity);
-    // Exactly: with a hundred thousand sessions, doubling would hold tens
-    // of megabytes of room never used.
-    pages.reserve_exact(session_pages.len() + timeline_pages.len());
-    pages.extend(session_pages);
+    pages.extend(timeline::pages(&l, &activity));
     search_docs.extend(session_docs);
-    pages.extend(timeline_pages);
     Ok(Site {
         pages,
+        session_pages,
         search_docs,
         skips,
         projects: l.projects.len(),

@@ -32,7 +32,7 @@ pub(super) fn pages<'m>(
         template: "list.html",
         title: "Projects".into(),
         section: "projects",
-        view: View::List(ListView {
+        view: View::List(Box::new(ListView {
             kind: "projects",
             intro: "Every folder you worked in with Claude Code, most recent first.",
             projects: cards.to_vec(),
@@ -40,19 +40,19 @@ pub(super) fn pages<'m>(
             months: Vec::new(),
             newer: None,
             older: None,
-        }),
+        })),
     }];
     pages.extend(l.projects.iter().map(|(key, p)| Page {
         path: p.href.clone(),
         template: "project.html",
         title: p.name.clone(),
         section: "projects",
-        view: View::Project(project_view(
+        view: View::Project(Box::new(project_view(
             l,
             key,
             p,
             files.remove(key).unwrap_or_default(),
-        )),
+        ))),
     }));
     pages
 }

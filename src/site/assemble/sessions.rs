@@ -42,7 +42,7 @@ pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
             template: "list.html",
             title: link(i).title,
             section: "sessions",
-            view: View::List(ListView {
+            view: View::List(Box::new(ListView {
                 kind: "sessions",
                 intro: "Every conversation, newest first.",
                 projects: Vec::new(),
@@ -53,7 +53,7 @@ pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
                     .collect(),
                 newer: i.checked_sub(1).map(link),
                 older: (i + 1 < n).then(|| link(i + 1)),
-            }),
+            })),
         })
         .collect()
 }
@@ -112,7 +112,9 @@ pub(super) fn pages<'m>(
         .par_iter()
         .map(|&i| lay_out(l, i))
         .collect::<Result<_, crate::Error>>()?;
-    let mut pages = Vec::new();
+    // Exactly: with a hundred thousand sessions, doubling would hold tens
+    // of megabytes of room never used.
+    let mut pages = Vec::with_capacity(laid_out.iter().map(|(spans, ..)| spans.len()).sum());
     let mut docs = Vec::with_capacity(laid_out.len());
     let mut changes = Vec::new();
     for (&i, (spans, doc, agents, found)) in l.sessions.iter().zip(laid_out) {

@@ -210,7 +210,7 @@ pub fn pages<'m>(l: &Links<'m>, paths: &Paths<'m>) -> Vec<Page<'m>> {
             template: "setup_doc.html",
             title: it.name.to_string(),
             section: "setup",
-            view: View::SetupDoc(SetupDocView {
+            view: View::SetupDoc(Box::new(SetupDocView {
                 kind: label(it.kind),
                 name: it.name,
                 description: it.description,
@@ -218,7 +218,7 @@ pub fn pages<'m>(l: &Links<'m>, paths: &Paths<'m>) -> Vec<Page<'m>> {
                 project: it.project.as_deref().and_then(|k| l.project_link(k)),
                 used_in: rows,
                 used_total: it.used_in.len(),
-            }),
+            })),
         });
     }
     let settings = model.setup.settings.as_ref().map(SettingsView::of);
@@ -227,7 +227,7 @@ pub fn pages<'m>(l: &Links<'m>, paths: &Paths<'m>) -> Vec<Page<'m>> {
         template: "setup.html",
         title: "Your setup".into(),
         section: "setup",
-        view: View::Setup(SetupView {
+        view: View::Setup(Box::new(SetupView {
             groups: groups
                 .into_iter()
                 .map(|(kind, items)| SetupGroup {
@@ -237,7 +237,7 @@ pub fn pages<'m>(l: &Links<'m>, paths: &Paths<'m>) -> Vec<Page<'m>> {
                 })
                 .collect(),
             settings,
-        }),
+        })),
     });
     pages
 }

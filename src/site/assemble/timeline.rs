@@ -118,7 +118,7 @@ fn timeline_page<'m>(path: String, title: String, view: TimelineView) -> Page<'m
         template: "timeline.html",
         title,
         section: "timeline",
-        view: View::Timeline(view),
+        view: View::Timeline(Box::new(view)),
     }
 }
 

@@ -227,7 +227,7 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
         template: "usage.html",
         title: "Usage".to_string(),
         section: "usage",
-        view: View::Usage(UsageView {
+        view: View::Usage(Box::new(UsageView {
             total: row(&l.model.prices, "All sessions".to_string(), None, &all),
             models,
             projects,
@@ -235,7 +235,7 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
             bars,
             weeks,
             heatmap: heatmap(&by_day),
-        }),
+        })),
     }
 }
 
