@@ -355,6 +355,15 @@ fn a_rebuild_with_nothing_changed_still_notices_the_site_and_the_options() {
     fs::write(f.repo.join("root/img/logo.svg"), "<svg/>").unwrap();
     assert!(!f.build().unchanged);
     assert!(f.build().unchanged, "the kept and copied files are known");
+    #[cfg(unix)]
+    {
+        // A link added deep in the site is seen, and not kept.
+        std::os::unix::fs::symlink(f.repo.join("root/img/logo.svg"), f.out.join("img/l.svg"))
+            .unwrap();
+        assert!(!f.build().unchanged);
+        assert!(fs::symlink_metadata(f.out.join("img/l.svg")).is_err());
+        assert!(f.build().unchanged);
+    }
     fs::write(f.out.join("img/logo.svg"), "<svg></svg>").unwrap();
     assert!(!f.build().unchanged);
     assert_eq!(fs::read(f.out.join("img/logo.svg")).unwrap(), b"<svg/>");
