@@ -54,26 +54,29 @@ fn proven(dir: &Path, id: &str) -> bool {
     dir.join(MARKER).is_file() && fs::read_to_string(dir.join(BUILD_FILE)).is_ok_and(|s| s == id)
 }
 
-/// Remove a directory of ours, its proof last: a build killed while it
-/// removes leaves a directory that still proves whose it is.
+/// Remove a directory of ours, its marker and proof last: a build killed
+/// while it removes leaves a directory that still proves whose it is. The
+/// entries at its top go on every core (a site's sessions, skills and
+/// projects folders), each with the standard library's removal, which
+/// never follows a link out of the tree even if one is swapped in meanwhile.
 pub(super) fn remove_proven(dir: &Path) -> std::io::Result<()> {
     let entries: Vec<fs::DirEntry> = fs::read_dir(dir)?
-        .filter(|e| e.as_ref().map_or(true, |e| e.file_name() != BUILD_FILE))
+        .filter(|e| {
+            e.as_ref().map_or(true, |e| {
+                e.file_name() != BUILD_FILE && e.file_name() != MARKER
+            })
+        })
         .collect::<std::io::Result<_>>()?;
-    entries.par_iter().try_for_each(remove_entry)?;
+    entries.par_iter().try_for_each(|e| {
+        if e.file_type()?.is_dir() {
+            fs::remove_dir_all(e.path())
+        } else {
+            fs::remove_file(e.path())
+        }
+    })?;
+    let _ = fs::remove_file(dir.join(MARKER));
     let _ = fs::remove_file(dir.join(BUILD_FILE));
     fs::remove_dir(dir)
-}
-
-/// Remove a file, or a folder and everything in it, on every core: a site
-/// of many thousand pages is as many files to unlink.
-fn remove_entry(e: &fs::DirEntry) -> std::io::Result<()> {
-    if !e.file_type()?.is_dir() {
-        return fs::remove_file(e.path());
-    }
-    let entries: Vec<fs::DirEntry> = fs::read_dir(e.path())?.collect::<std::io::Result<_>>()?;
-    entries.par_iter().try_for_each(remove_entry)?;
-    fs::remove_dir(e.path())
 }
 
 /// Whether `dir` holds nothing but, at most, a proof file.
