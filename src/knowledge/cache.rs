@@ -45,22 +45,40 @@ struct Identity {
 /// A transcript's identity: its size, time and inode as discovery saw
 /// them (not looked at again), and a hash of its first bytes.
 fn identity(tf: &TranscriptFile) -> Option<Identity> {
+    let mut f = std::fs::File::open(&tf.path).ok()?;
+    Some(identity_with(tf, hash_at(&mut f, 0, PROBE.min(tf.size))?))
+}
+
+fn identity_with(tf: &TranscriptFile, head: u64) -> Identity {
     let ns = tf.stamp.mtime;
-    Some(Identity {
+    Identity {
         size: tf.size,
         modified: (
             ns.div_euclid(1_000_000_000),
             ns.rem_euclid(1_000_000_000) as u32,
         ),
         inode: tf.stamp.inode,
-        head: hash_range(&tf.path, 0, PROBE.min(tf.size))?,
-    })
+        head,
+    }
+}
+
+/// What a file's entry records once it has been read up to `pos`: its
+/// identity and a hash of the bytes before `pos`, with one opening of the
+/// file (a hundred thousand small files were opened three times each).
+fn sealed(tf: &TranscriptFile, pos: u64) -> Option<(Identity, u64)> {
+    let mut f = std::fs::File::open(&tf.path).ok()?;
+    let head = hash_at(&mut f, 0, PROBE.min(tf.size))?;
+    let tail = hash_at(&mut f, pos.saturating_sub(PROBE), pos.min(PROBE))?;
+    Some((identity_with(tf, head), tail))
 }
 
 fn hash_range(path: &Path, start: u64, len: u64) -> Option<u64> {
-    let mut f = std::fs::File::open(path).ok()?;
+    hash_at(&mut std::fs::File::open(path).ok()?, start, len)
+}
+
+fn hash_at(f: &mut std::fs::File, start: u64, len: u64) -> Option<u64> {
     f.seek(SeekFrom::Start(start)).ok()?;
-    let mut buf = vec![0u8; len as usize];
+    let mut buf = vec![0u8; usize::try_from(len).ok()?];
     f.read_exact(&mut buf).ok()?;
     Some(hash_bytes(&buf))
 }
@@ -164,8 +182,10 @@ impl Cache {
                 Served::Read,
             );
         }
-        let identity = identity(tf);
         let old = self.old.files.get(&tf.path);
+        // Only worth its opening of the file when there is something to
+        // compare it with.
+        let identity = old.and_then(|_| identity(tf));
         let decode = |e: &Entry| {
             self.packs
                 .read(&e.state)
@@ -191,7 +211,7 @@ impl Cache {
                     if tail_ok {
                         state.digest.root = root;
                         let tail = state.read(tf, r);
-                        return self.finish(tf, id.clone(), state, tail, Served::Resumed, r);
+                        return self.finish(tf, state, tail, Served::Resumed, r);
                     }
                 }
             }
@@ -202,16 +222,12 @@ impl Cache {
             crate::knowledge::extract::PIECE_BYTES,
             r,
         );
-        match identity {
-            Some(id) => self.finish(tf, id, state, tail, Served::Read, r),
-            None => (state.into_digest(tf, tail, r), None, Served::Read),
-        }
+        self.finish(tf, state, tail, Served::Read, r)
     }
 
     fn finish(
         &self,
         tf: &TranscriptFile,
-        identity: Identity,
         state: ReaderState,
         tail_skip: Option<Skip>,
         served: Served,
@@ -221,11 +237,8 @@ impl Cache {
         // Appended to this build's pack: the previous build's states stay
         // valid until the new index replaces the old one.
         let slot = self.packs.append_value(&state);
-        let entry = match (
-            slot,
-            hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE)),
-        ) {
-            (Some(slot), Some(tail)) => Some(Entry {
+        let entry = match (slot, sealed(tf, pos)) {
+            (Some(slot), Some((identity, tail))) => Some(Entry {
                 identity,
                 tail,
                 state: slot,
