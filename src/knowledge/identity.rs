@@ -31,7 +31,7 @@ impl Identity {
         let heads: Vec<Vec<String>> = roots
             .par_iter()
             .flat_map(|r| r.transcripts.par_iter())
-            .map(|t| cwds_in_head(&t.path))
+            .map(|t| cwds_in_head(&t.path, t.size))
             .collect();
         let paths = heads
             .iter()
@@ -104,8 +104,10 @@ fn home_of_folder(folder: &str) -> Option<String> {
 }
 
 /// The `cwd` values in the first lines of a transcript.
-fn cwds_in_head(path: &std::path::Path) -> Vec<String> {
-    let mut head = Vec::new();
+fn cwds_in_head(path: &std::path::Path, size: u64) -> Vec<String> {
+    // Room for the whole head at once: grown from nothing, it took seven
+    // reads of a file of 700 bytes.
+    let mut head = Vec::with_capacity(size.min(HEAD_BYTES) as usize + 1);
     let read = std::fs::File::open(path).and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head));
     if read.is_err() {
         return Vec::new();
