@@ -7,6 +7,14 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// Room for one more entry: exactly, for the first few (a vector's first
+/// push makes room for four, and most of these hold one), then doubling.
+fn grow<T>(v: &mut Vec<T>) {
+    if v.len() == v.capacity() {
+        v.reserve_exact(if v.len() < 4 { 1 } else { v.len() });
+    }
+}
+
 /// A set of `T` in order, without repeats, in one vector.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SmallSet<T>(Vec<T>);
@@ -27,6 +35,7 @@ impl<T: Ord> SmallSet<T> {
         match self.0.binary_search(&value) {
             Ok(_) => false,
             Err(at) => {
+                grow(&mut self.0);
                 self.0.insert(at, value);
                 true
             }
@@ -104,6 +113,21 @@ impl<'de, T: Deserialize<'de> + Ord> Deserialize<'de> for SmallSet<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_entry_takes_room_for_one() {
+        let mut set = SmallSet::new();
+        set.insert(7u64);
+        assert_eq!(set.0.capacity(), 1);
+        let mut map: SmallMap<u8, u64> = SmallMap::new();
+        *map.entry_or_default(1) += 1;
+        assert_eq!(map.0.capacity(), 1);
+        // Many entries still grow by doubling, not one by one.
+        for v in 0..1000u64 {
+            set.insert(v);
+        }
+        assert!((1000..2000).contains(&set.0.capacity()));
+    }
     use std::collections::BTreeSet;
 
     proptest::proptest! {
@@ -158,6 +182,7 @@ impl<K: Ord, V> SmallMap<K, V> {
         let at = match self.0.binary_search_by(|(k, _)| k.cmp(&key)) {
             Ok(at) => at,
             Err(at) => {
+                grow(&mut self.0);
                 self.0.insert(at, (key, V::default()));
                 at
             }

@@ -98,7 +98,13 @@ impl Turns {
     /// Put `other`'s turns after these.
     pub fn append(&mut self, other: Turns) {
         self.len += other.len;
-        self.pieces.extend(other.pieces);
+        if self.pieces.is_empty() {
+            // Most sessions have one part: its list as it is, not copied
+            // into room for four.
+            self.pieces = other.pieces;
+        } else {
+            self.pieces.extend(other.pieces);
+        }
     }
 
     /// Put `other`'s turns before these.

@@ -203,6 +203,11 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted, r: &Redactor) {
     }
     for s in sessions.values_mut() {
         s.files.sort();
+        // Held to the end of the build, a hundred thousand at a time: no
+        // room for more (a vector's first push makes room for four).
+        s.files.shrink_to_fit();
+        s.subagents.shrink_to_fit();
+        s.tool_outputs.shrink_to_fit();
         s.subagents
             .sort_by(|a, b| a.started.cmp(&b.started).then_with(|| a.id.cmp(&b.id)));
         if s.started.is_none() {
