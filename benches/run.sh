@@ -32,7 +32,8 @@
 #      deleted so the data stays pristine. Whatever the binary caches is used.
 #   7. the floor: `rg -c --no-ignore --hidden '"type"' DIR` (rg recurses by
 #      itself; its -r is --replace), best of --runs.
-# Before each measured run the script waits (up to 60 s) for the CPUs to be
+# Before each measured run the script flushes what earlier runs left to
+# write (sync) and waits (up to 60 s) for the CPUs to be
 # at most 15% busy, and every figure line shows the CPU time (user + system)
 # next to the wall time: CPU time is what to compare when the machine was
 # shared. "Cold" means no previous output and no cache; the OS page cache is
@@ -167,6 +168,9 @@ measure() {
     local log="$1"; shift
     local tf="$TMP/time.txt"
     local t0 t1
+    # What earlier runs left to write back (a removed site of 100,000
+    # pages, a cache) goes to disk now, not during this run.
+    sync
     wait_idle
     RC=0
     t0=$EPOCHREALTIME
