@@ -113,6 +113,7 @@ impl<'de, T: Deserialize<'de> + Ord> Deserialize<'de> for SmallSet<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     #[test]
     fn one_entry_takes_room_for_one() {
@@ -128,7 +129,6 @@ mod tests {
         }
         assert!((1000..2000).contains(&set.0.capacity()));
     }
-    use std::collections::BTreeSet;
 
     proptest::proptest! {
         /// Whatever is inserted and extended, in any order, the set reads
