@@ -257,14 +257,7 @@ impl Conversation {
                     .any(|b| b.kind.as_deref() == Some("tool_result"))
                 {
                     for b in blocks {
-                        let Some(shown) = self.tool_result(b, sc) else {
-                            continue;
-                        };
-                        // A sample for search: the start of the result as
-                        // shown, already redacted (and redacted past 300).
-                        if self.outputs.len() < OUTPUT_SAMPLES && !shown.trim().is_empty() {
-                            self.outputs.push(shown.cut(OUTPUT_SAMPLE_CHARS));
-                        }
+                        self.tool_result(b, sc);
                     }
                     return;
                 }
@@ -275,11 +268,11 @@ impl Conversation {
         self.user_text(&text, ts, sc);
     }
 
-    /// A tool result: kept (cut, redacted) with the call it answers; its
-    /// text is returned too.
-    fn tool_result(&mut self, b: &RawBlock, sc: &mut Scrub) -> Option<Text> {
+    /// A tool result: kept (cut, redacted) with the call it answers, and
+    /// the first few sampled for search.
+    fn tool_result(&mut self, b: &RawBlock, sc: &mut Scrub) {
         let (Some(id), Some(content)) = (b.tool_use_id.as_deref(), b.content) else {
-            return None;
+            return;
         };
         // A large output Claude Code saved to tool-results/<id>.txt comes
         // as a wrapper around its first 2 KB: show those, say the size.
@@ -294,12 +287,15 @@ impl Conversation {
             bytes,
             error: b.is_error.is_true(),
         };
-        let shown = result.text.clone();
+        // A sample for search: the start of the result as shown, already
+        // redacted (and redacted past the cut).
+        if self.outputs.len() < OUTPUT_SAMPLES && !result.text.trim().is_empty() {
+            self.outputs.push(result.text.cut(OUTPUT_SAMPLE_CHARS));
+        }
         match self.pending.remove(id) {
             Some(at) => self.attach(at, result),
             None => self.orphan_results.push((id.to_string(), result)),
         }
-        Some(shown)
     }
 
     /// Put `result` on the call at (turn, block).
