@@ -254,12 +254,6 @@ impl Renderer {
         })
     }
 
-    /// A hash of everything that shapes `page`'s HTML: the templates and
-    /// site settings, and the page's own context, `view`.
-    fn input_hash(&self, page: &Page<'_>, view: &impl Serialize) -> u64 {
-        self.page_hash(page, |h| crate::base::fingerprint::hash_into(view, h))
-    }
-
     /// What identifies `page` made from the inputs `content` hashes: the
     /// templates, the page's place and title, then its content. 0 when
     /// `content` cannot say (the page is rendered).
@@ -313,19 +307,20 @@ impl Renderer {
         })
     }
 
-    /// Render `page` into `stager`, unless the page made from the same
-    /// templates and the same context last time can be kept as it is.
-    fn emit(
+    /// Make `page` with `make` (handed its key) unless the page made from
+    /// the same inputs last time, which `content` hashes, can be kept.
+    fn keep_or_make(
         &self,
         page: &Page<'_>,
-        view: &impl Serialize,
         stager: &Stager<'_>,
+        content: impl FnOnce(&mut xxhash_rust::xxh3::Xxh3Default) -> bool,
+        make: impl FnOnce(u64) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let input = self.input_hash(page, view);
+        let input = self.page_hash(page, content);
         if stager.reuse(&page.path, input)? {
             return Ok(());
         }
-        self.write(page, view, stager, input)
+        make(input)
     }
 
     /// Render `page` into `stager`, recorded as made from `input`.
@@ -357,21 +352,24 @@ impl Renderer {
         crate::site::highlight::new_page();
         use crate::site::assemble::View;
         match &page.view {
-            View::Session(s) => {
-                let input = self.page_hash(page, |h| s.input_key(h));
-                if stager.reuse(&page.path, input)? {
-                    return Ok(());
-                }
-                self.write(page, &s.load()?.view(), stager, input)
-            }
-            View::File(f) => {
-                let input = self.page_hash(page, |h| f.input_key(h));
-                if stager.reuse(&page.path, input)? {
-                    return Ok(());
-                }
-                self.write(page, &f.load()?.view(), stager, input)
-            }
-            view => self.emit(page, view, stager),
+            View::Session(s) => self.keep_or_make(
+                page,
+                stager,
+                |h| s.input_key(h),
+                |input| self.write(page, &s.load()?.view(), stager, input),
+            ),
+            View::File(f) => self.keep_or_make(
+                page,
+                stager,
+                |h| f.input_key(h),
+                |input| self.write(page, &f.load()?.view(), stager, input),
+            ),
+            view => self.keep_or_make(
+                page,
+                stager,
+                |h| crate::base::fingerprint::hash_into(view, h),
+                |input| self.write(page, view, stager, input),
+            ),
         }
     }
 }
