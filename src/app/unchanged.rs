@@ -88,11 +88,8 @@ fn files_under(dir: &Path, rel: &str) -> Vec<SiteFile> {
 
 fn stat(h: &mut Xxh3, path: &Path) {
     let seen = std::fs::metadata(path).ok().map(|m| {
-        #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(&m);
-        #[cfg(not(unix))]
-        let inode = 0;
-        (m.len(), crate::base::dirs::mtime_nanos(&m), inode)
+        let s = crate::source::discover::Stamp::of(&m);
+        (m.len(), s.mtime, s.inode)
     });
     stamp(h, path, seen);
 }

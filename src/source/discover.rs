@@ -82,7 +82,7 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    fn of(meta: &std::fs::Metadata) -> Stamp {
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
         Stamp {
             mtime: crate::base::dirs::mtime_nanos(meta),
             #[cfg(unix)]
