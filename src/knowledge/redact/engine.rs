@@ -42,6 +42,26 @@ pub(super) fn build(kind: &str, pattern: &str) -> Result<Regex, PatternError> {
         })
 }
 
+/// One regex of several patterns, which reports which one matched (the
+/// first listed wins at one position, as in an alternation) without the
+/// capture search a group would need; same limits as [`build`].
+pub(super) fn build_many(
+    kind: &str,
+    patterns: &[String],
+) -> Result<regex_automata::meta::Regex, PatternError> {
+    regex_automata::meta::Regex::builder()
+        .configure(
+            regex_automata::meta::Config::new()
+                .nfa_size_limit(Some(64 << 20))
+                .hybrid_cache_capacity(16 << 20),
+        )
+        .build_many(patterns)
+        .map_err(|e| PatternError {
+            kind: kind.to_string(),
+            message: e.to_string(),
+        })
+}
+
 /// Literals (as regex) of the engine's own rules that the trigger looks
 /// for besides the table's token keywords.
 const ENGINE_TRIGGERS: &str =

@@ -4,9 +4,10 @@
 //! `~-code`); anybody else's home becomes `~user`; the owner's user names
 //! become `user` wherever they stand as a word.
 
-use super::engine::{build, next_char, Rewriter, State, K_HOME, K_USERNAME};
+use super::engine::{build, build_many, next_char, Rewriter, State, K_HOME, K_USERNAME};
 use super::{PatternError, RedactConfig, Redactor};
 use regex::Regex;
+use regex_automata::{meta, Input};
 
 /// User names never replaced as words: too short (< 3 chars) or so common
 /// that replacing them would wreck ordinary prose and code ("node", "admin",
@@ -95,13 +96,17 @@ const ANY_NAME: &str = r"[\w-]+(?:\.[\w-]+)*";
 
 /// The compiled home and name rules.
 pub(super) struct People {
-    re: Regex,
+    /// One pattern per kind of match, in the order they win at one
+    /// position. A multi-pattern regex names the pattern that matched
+    /// without a capture search: with a home path in nearly every text,
+    /// captures were the costliest part of redaction.
+    re: meta::Regex,
     /// Someone's home at the start of a text: what an owner's home glued
     /// to more letters (`C:\Users\Danathe`, a cut in a tool's output) is.
     other: Regex,
-    /// Capture groups: owner's home, its dashed form, someone else's home,
-    /// owner's name.
-    groups: [Option<usize>; 4],
+    /// Pattern index -> what it matches: [`OWNER_HOME`], [`DASHED_HOME`],
+    /// [`OTHER_HOME`] or [`NAME`].
+    kinds: Vec<usize>,
 }
 
 const OWNER_HOME: usize = 0;
@@ -143,22 +148,25 @@ impl People {
             r"(?:/var)?/home/{n}|/Users/{n}|(?i:[a-z]):{SEP}(?i:users){SEP}{n}|(?:/mnt)?/(?i:[a-z])/(?i:users)/{n}",
             n = ANY_NAME
         );
-        let mut alts = Vec::new();
+        let mut patterns = Vec::new();
+        let mut kinds = Vec::new();
         if !homes.is_empty() {
-            alts.push(format!("(?P<h>{})", homes.join("|")));
+            patterns.push(homes.join("|"));
+            kinds.push(OWNER_HOME);
         }
         if !dashed.is_empty() {
-            alts.push(format!("(?P<d>{})", dashed.join("|")));
+            patterns.push(dashed.join("|"));
+            kinds.push(DASHED_HOME);
         }
-        alts.push(format!("(?P<o>{others})"));
+        patterns.push(others.clone());
+        kinds.push(OTHER_HOME);
         if !users.is_empty() {
-            alts.push(format!("(?P<u>(?i:{}))", users.join("|")));
+            patterns.push(format!("(?i:{})", users.join("|")));
+            kinds.push(NAME);
         }
-        let re = build("home", &alts.join("|"))?;
+        let re = build_many("home", &patterns)?;
         let other = build("home", &format!("^(?:{others})"))?;
-        let group = |name: &str| re.capture_names().position(|n| n == Some(name));
-        let groups = [group("h"), group("d"), group("o"), group("u")];
-        Ok(People { re, other, groups })
+        Ok(People { re, other, kinds })
     }
 }
 
@@ -302,14 +310,13 @@ impl Redactor {
     pub(super) fn stage_people(&self, text: &str, st: &mut State) -> Option<String> {
         let people = &self.people;
         let mut rw = Rewriter::new(text, st);
-        let mut locs = people.re.capture_locations();
         let mut pos = 0;
-        while let Some(m) = people.re.captures_read_at(&mut locs, text, pos) {
+        while let Some(m) = people.re.search(&Input::new(text).range(pos..)) {
             let (s, e) = (m.start(), m.end());
             let group = people
-                .groups
-                .iter()
-                .position(|g| g.is_some_and(|g| locs.get(g).is_some()))
+                .kinds
+                .get(m.pattern().as_usize())
+                .copied()
                 .unwrap_or(NAME);
             if !bounded(text, s, e, group) || st.overlaps_marker(s, e) {
                 // The owner's home glued to more letters is still a home.
