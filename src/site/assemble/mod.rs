@@ -128,7 +128,11 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     let cards = projects::cards(&l);
     let activity = timeline::activity(&l);
     let setup = setup::Paths::new(&l);
-    let (session_pages, session_docs, changes) = sessions::pages(&l, &setup)?;
+    // Sessions' documents go straight after the others, into room made
+    // for them: appended later, a hundred thousand were held twice.
+    let mut search_docs = memories::search_docs(&l);
+    search_docs.extend(projects::history_docs(&l));
+    let (session_pages, changes) = sessions::pages(&l, &setup, &mut search_docs)?;
     let (file_pages, file_lists) = files::pages(&l, changes);
     let mut pages = home::pages(&l, &cards, &activity);
     pages.extend(projects::pages(&l, &cards, file_lists));
@@ -137,10 +141,7 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     pages.push(usage::page(&l));
     pages.extend(setup::pages(&l, &setup));
     pages.extend(file_pages);
-    let mut search_docs = memories::search_docs(&l);
-    search_docs.extend(projects::history_docs(&l));
     pages.extend(timeline::pages(&l, &activity));
-    search_docs.extend(session_docs);
     Ok(Site {
         pages,
         session_pages,

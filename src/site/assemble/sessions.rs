@@ -90,75 +90,92 @@ fn lay_out(l: &Links<'_>, i: usize) -> Result<LaidOut, crate::Error> {
     Ok((spans, doc, Arc::new(links), found))
 }
 
-/// Every session's pages, search documents, and the calls that changed
-/// a file (session index, calls).
-pub(super) type SessionPages<'m> = (
-    Vec<Page<'m>>,
-    Vec<crate::site::search::Doc>,
-    Vec<(usize, Vec<super::files::Found>)>,
-);
+/// Every session's pages, and the calls that changed a file (session
+/// index, calls).
+pub(super) type SessionPages<'m> = (Vec<Page<'m>>, Vec<(usize, Vec<super::files::Found>)>);
 
-/// Each session's pages and its search document. Each session's turns are
-/// read back once, in parallel, to lay out its pages and index it, then
-/// let go.
+/// How many sessions are laid out at a time: what a batch makes is held
+/// twice (laid out, then made pages), a few megabytes at most, where a
+/// hundred thousand sessions held that way all at once took 30 MB. Large,
+/// so that cores rarely wait for a batch's largest session.
+const BATCH: usize = 8192;
+
+/// Each session's pages, and its search document pushed to `docs`. Each
+/// session's turns are read back once, in parallel, to lay out its pages
+/// and index it, then let go.
 pub(super) fn pages<'m>(
     l: &Links<'m>,
     setup: &super::setup::Paths<'m>,
+    docs: &mut Vec<crate::site::search::Doc>,
 ) -> Result<SessionPages<'m>, crate::Error> {
     use rayon::prelude::*;
-    let model = l.model;
-    let laid_out: Vec<LaidOut> = l
-        .sessions
-        .par_iter()
-        .map(|&i| lay_out(l, i))
-        .collect::<Result<_, crate::Error>>()?;
-    // Exactly: with a hundred thousand sessions, doubling would hold tens
-    // of megabytes of room never used.
-    let mut pages = Vec::with_capacity(laid_out.iter().map(|(spans, ..)| spans.len()).sum());
-    let mut docs = Vec::with_capacity(laid_out.len());
+    // Most sessions have one page: room for that, exactly (doubling a
+    // hundred thousand pages would hold tens of megabytes never used).
+    let mut pages = Vec::with_capacity(l.sessions.len());
+    docs.reserve_exact(l.sessions.len());
     let mut changes = Vec::new();
-    for (&i, (spans, doc, agents, found)) in l.sessions.iter().zip(laid_out) {
-        docs.push(doc);
-        if !found.is_empty() {
-            changes.push((i, found));
-        }
-        let s = &model.sessions[i];
-        let first = l.session_href[i].clone().unwrap_or_default();
-        let project = l.session_project[i]
-            .as_deref()
-            .and_then(|k| l.project_link(k));
-        let extra = Arc::new(Extra {
-            setup: setup.used_by(i),
-            facet: l.facets.get(s.id.as_str()).copied(),
-            cost: super::usage::cost_text(&model.prices, &s.usage_by_model),
-        });
-        let count = spans.len();
-        for (page, span) in spans.into_iter().enumerate() {
-            let title = if count > 1 {
-                format!("{} (page {} of {})", s.title(), page + 1, count)
-            } else {
-                s.title()
-            };
-            pages.push(Page {
-                path: session_page_href(&first, page),
-                template: "session.html",
-                title,
-                section: "sessions",
-                view: View::Session(SessionPage {
-                    session: s,
-                    spill: &model.spill,
-                    project: project.clone(),
-                    span,
-                    page,
-                    pages: count,
-                    first_href: first.clone(),
-                    agents: agents.clone(),
-                    extra: extra.clone(),
-                }),
-            });
+    for batch in l.sessions.chunks(BATCH) {
+        let laid_out: Vec<LaidOut> = batch
+            .par_iter()
+            .map(|&i| lay_out(l, i))
+            .collect::<Result<_, crate::Error>>()?;
+        for (&i, (spans, doc, agents, found)) in batch.iter().zip(laid_out) {
+            docs.push(doc);
+            if !found.is_empty() {
+                changes.push((i, found));
+            }
+            push_pages(l, setup, i, spans, agents, &mut pages);
         }
     }
-    Ok((pages, docs, changes))
+    pages.shrink_to_fit();
+    Ok((pages, changes))
+}
+
+/// The pages of session `i`, one per span.
+fn push_pages<'m>(
+    l: &Links<'m>,
+    setup: &super::setup::Paths<'m>,
+    i: usize,
+    spans: Vec<PageSpan>,
+    agents: Arc<AgentLinks>,
+    pages: &mut Vec<Page<'m>>,
+) {
+    let model = l.model;
+    let s = &model.sessions[i];
+    let first = l.session_href[i].clone().unwrap_or_default();
+    let project = l.session_project[i]
+        .as_deref()
+        .and_then(|k| l.project_link(k));
+    let extra = Arc::new(Extra {
+        setup: setup.used_by(i),
+        facet: l.facets.get(s.id.as_str()).copied(),
+        cost: super::usage::cost_text(&model.prices, &s.usage_by_model),
+    });
+    let count = spans.len();
+    for (page, span) in spans.into_iter().enumerate() {
+        let title = if count > 1 {
+            format!("{} (page {} of {})", s.title(), page + 1, count)
+        } else {
+            s.title()
+        };
+        pages.push(Page {
+            path: session_page_href(&first, page),
+            template: "session.html",
+            title,
+            section: "sessions",
+            view: View::Session(SessionPage {
+                session: s,
+                spill: &model.spill,
+                project: project.clone(),
+                span,
+                page,
+                pages: count,
+                first_href: first.clone(),
+                agents: agents.clone(),
+                extra: extra.clone(),
+            }),
+        });
+    }
 }
 
 fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
