@@ -11,6 +11,7 @@ use crate::source::memory::wikilinks;
 use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
 
 /// A project: every session and memory that shares one `cwd`.
 #[derive(Debug, Default)]
@@ -84,6 +85,24 @@ pub(super) fn memory_section(kind: &MemoryKind) -> &'static str {
     }
 }
 
+/// The first page of each session that has a project (one to show).
+fn session_hrefs(model: &Knowledge, session_project: &[Option<String>]) -> Vec<Option<String>> {
+    let mut session_slugs = SlugSet::default();
+    model
+        .sessions
+        .iter()
+        .zip(session_project)
+        .map(|(s, p)| {
+            p.as_ref().map(|_| {
+                format!(
+                    "sessions/{}/index.html",
+                    session_slugs.claim(short_id(&s.id))
+                )
+            })
+        })
+        .collect()
+}
+
 /// How long a session's digest line is in a list.
 const DIGEST_CHARS: usize = 160;
 
@@ -112,6 +131,10 @@ pub(super) struct Links<'m> {
     pub backlinks: Vec<BTreeSet<(String, String)>>,
     /// Session id → what `/insights` made of it.
     pub facets: HashMap<&'m str, &'m crate::knowledge::setup::Facet>,
+    /// Each session's row in lists, made once when first asked for and
+    /// shared: the sessions list and the project pages show the same
+    /// rows (two copies of a hundred thousand rows were 30 MB).
+    rows: Vec<OnceLock<Arc<SessionRow>>>,
 }
 
 impl<'m> Links<'m> {
@@ -148,20 +171,7 @@ impl<'m> Links<'m> {
                 format!("{section}/{slug}/index.html")
             })
             .collect();
-        let mut session_slugs = SlugSet::default();
-        let session_href: Vec<Option<String>> = model
-            .sessions
-            .iter()
-            .zip(&session_project)
-            .map(|(s, p)| {
-                p.as_ref().map(|_| {
-                    format!(
-                        "sessions/{}/index.html",
-                        session_slugs.claim(short_id(&s.id))
-                    )
-                })
-            })
-            .collect();
+        let session_href = session_hrefs(model, &session_project);
         let sessions_by_id = model
             .sessions
             .iter()
@@ -188,6 +198,7 @@ impl<'m> Links<'m> {
                 .iter()
                 .map(|f| (f.session_id.as_str(), f))
                 .collect(),
+            rows: (0..model.sessions.len()).map(|_| OnceLock::new()).collect(),
         };
         let mut sessions: Vec<usize> = (0..model.sessions.len())
             .filter(|i| links.session_href[*i].is_some())
@@ -252,7 +263,14 @@ impl<'m> Links<'m> {
         }
     }
 
-    pub fn session_row(&self, i: usize) -> SessionRow {
+    /// Session `i`'s row in lists.
+    pub fn session_row(&self, i: usize) -> Arc<SessionRow> {
+        self.rows[i]
+            .get_or_init(|| Arc::new(self.make_row(i)))
+            .clone()
+    }
+
+    fn make_row(&self, i: usize) -> SessionRow {
         let s = &self.model.sessions[i];
         let title = s.title();
         SessionRow {

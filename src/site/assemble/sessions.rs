@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// The list of sessions by month, newest first, in pages of [`LIST_ROWS`].
 pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
-    let mut months: Vec<(String, Vec<SessionRow>)> = Vec::new();
+    let mut months: Vec<(String, Vec<Arc<SessionRow>>)> = Vec::new();
     for &i in &l.sessions {
         let m = l.model.sessions[i]
             .started

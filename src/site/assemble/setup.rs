@@ -10,6 +10,7 @@ use super::{Page, View};
 use crate::base::slugs::SlugSet;
 use crate::knowledge::setup::SetupKind;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// How many sessions a setup page lists (newest first).
 const USED_IN_SHOWN: usize = 50;
@@ -199,7 +200,7 @@ pub fn pages<'m>(l: &Links<'m>, paths: &Paths<'m>) -> Vec<Page<'m>> {
             project: it.project.as_deref().and_then(|k| l.project_link(k)),
             used: it.used_in.len(),
         });
-        let rows: Vec<SessionRow> = it
+        let rows: Vec<Arc<SessionRow>> = it
             .used_in
             .iter()
             .take(USED_IN_SHOWN)

@@ -2,6 +2,7 @@
 //! borrowed from the model. `docs/themes.md` documents each field.
 
 use serde::Serialize;
+use std::sync::Arc;
 
 /// A link to another page: `href` is relative to the site root; templates
 /// prefix it with `root` so every link is relative.
@@ -73,7 +74,7 @@ pub struct HomeView<'m> {
     pub totals: Totals,
     pub projects: Vec<ProjectCard>,
     pub knowledge: Vec<MemoryCard<'m>>,
-    pub recent: Vec<SessionRow>,
+    pub recent: Vec<Arc<SessionRow>>,
     pub activity: Vec<MonthBar>,
     pub about: Vec<MemoryCard<'m>>,
 }
@@ -115,7 +116,7 @@ pub struct ProjectView<'m> {
     /// Other memories, grouped by kind.
     pub knowledge: Vec<MemoryGroup<'m>>,
     /// The most recent sessions, at most a list page of them.
-    pub sessions: Vec<SessionRow>,
+    pub sessions: Vec<Arc<SessionRow>>,
     /// All of the project's sessions.
     pub session_count: usize,
     /// Prompts known only from `history.jsonl`, newest first.
@@ -310,7 +311,7 @@ pub struct ToolCount {
 #[derive(Debug, Serialize)]
 pub struct MonthGroup {
     pub month: String,
-    pub sessions: Vec<SessionRow>,
+    pub sessions: Vec<Arc<SessionRow>>,
 }
 
 /// A prompt known only from `history.jsonl`.
@@ -496,7 +497,7 @@ pub struct SetupDocView<'m> {
     pub body: &'m str,
     pub project: Option<Link>,
     /// The sessions that used it, newest first (at most 50).
-    pub used_in: Vec<SessionRow>,
+    pub used_in: Vec<Arc<SessionRow>>,
     pub used_total: usize,
 }
 
