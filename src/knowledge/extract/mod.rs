@@ -21,7 +21,7 @@ use crate::knowledge::spill::Spill;
 use crate::source::discover::Root;
 use crate::source::history::{RawHistory, RawStart};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// What extraction produced.
 #[derive(Debug, Default)]
@@ -81,11 +81,15 @@ pub fn extract_cached(
             Ok((digest, entry, served))
         })
         .collect::<Result<_, Error>>()?;
-    let mut digests: Vec<FileDigest> = Vec::with_capacity(results.len());
-    for (digest, entry, served) in results {
-        cache.keep(entry, served);
-        digests.push(digest);
-    }
+    // Collected in place, into the results' own room: a hundred thousand
+    // digests are not held twice.
+    let mut digests: Vec<FileDigest> = results
+        .into_iter()
+        .map(|(digest, entry, served)| {
+            cache.keep(entry, served);
+            digest
+        })
+        .collect();
     digests.sort_by(|a, b| a.root.cmp(&b.root).then_with(|| a.file.cmp(&b.file)));
 
     let mut out = Extracted {
@@ -167,7 +171,18 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted, r: &Redactor) {
             summaries.entry(*h).or_insert_with(|| text.clone());
         }
     }
-    let mut sessions: BTreeMap<(usize, Text), Session> = BTreeMap::new();
+    // Sessions in one vector, found by (root, id) through an index, and
+    // sorted by that key at the end: a map of sessions collected into a
+    // vector held a hundred thousand of them twice (the peak of a build of
+    // that many small sessions).
+    let most: usize = digests
+        .iter()
+        .map(|d| d.parts.len() + usize::from(d.subagent.is_some()))
+        .sum();
+    let mut sessions = Sessions {
+        all: Vec::with_capacity(most),
+        index: HashMap::with_capacity(most),
+    };
     let mut agents = Vec::new();
     for mut d in digests {
         out.skips.append(&mut d.skips);
@@ -176,32 +191,30 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted, r: &Redactor) {
             continue;
         }
         for part in d.parts {
-            let s = sessions
-                .entry((d.root, part.id.clone()))
-                .or_insert_with(|| Session {
-                    id: part.id.clone(),
-                    root: d.root,
-                    project_dir: d.project_dir.clone(),
-                    ..Session::default()
-                });
+            let s = sessions.get(d.root, &part.id, || Session {
+                id: part.id.clone(),
+                root: d.root,
+                project_dir: d.project_dir.clone(),
+                ..Session::default()
+            });
             add_part(s, part, &d.file, &summaries);
         }
     }
     for (root, project_dir, file, (parent, cwd, agent)) in agents {
         let parent = parent.unwrap_or_else(|| sc.text(&format!("agent-{}", agent.id)));
-        let s = sessions
-            .entry((root, parent.clone()))
-            .or_insert_with(|| Session {
-                id: parent.clone(),
-                root,
-                project_dir,
-                cwd,
-                ..Session::default()
-            });
+        let s = sessions.get(root, &parent, || Session {
+            id: parent.clone(),
+            root,
+            project_dir,
+            cwd,
+            ..Session::default()
+        });
         s.files.push(file);
         s.subagents.push(agent);
     }
-    for s in sessions.values_mut() {
+    let mut sessions = sessions.all;
+    sessions.sort_unstable_by(|a, b| (a.root, &a.id).cmp(&(b.root, &b.id)));
+    for s in &mut sessions {
         s.files.sort();
         // Held to the end of the build, a hundred thousand at a time: no
         // room for more (a vector's first push makes room for four).
@@ -214,12 +227,30 @@ fn merge(digests: Vec<FileDigest>, out: &mut Extracted, r: &Redactor) {
             s.started = s.subagents.iter().filter_map(|a| a.started).min();
         }
     }
-    out.sessions = once_per_id(sessions.into_values().collect());
+    out.sessions = once_per_id(sessions);
     // A sub-agent's tokens are its session's too.
     for s in &mut out.sessions {
         for a in &s.subagents {
             crate::knowledge::model::add_usage(&mut s.usage_by_model, &a.usage_by_model);
         }
+    }
+}
+
+/// Sessions as they are merged, each found by its root and id.
+struct Sessions {
+    all: Vec<Session>,
+    index: HashMap<(usize, Text), usize>,
+}
+
+impl Sessions {
+    /// The session `id` of `root`, made by `new` the first time.
+    fn get(&mut self, root: usize, id: &Text, new: impl FnOnce() -> Session) -> &mut Session {
+        let all = &mut self.all;
+        let i = *self.index.entry((root, id.clone())).or_insert_with(|| {
+            all.push(new());
+            all.len() - 1
+        });
+        &mut all[i]
     }
 }
 
