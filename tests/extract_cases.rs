@@ -283,6 +283,44 @@ fn one_file_many_sessions_and_a_summary_pointing_elsewhere() {
     assert_eq!(session(&x, "c").titles.summary, None);
 }
 
+/// More files than extraction reads between two merges (4,096): what the
+/// last file says about sessions of the first ones still reaches them.
+#[test]
+fn files_merged_in_batches_still_meet_across_batches() {
+    let mut files: Vec<(String, String)> = (0..4100)
+        .map(|i| {
+            let line = user(&format!("s{i:05}"), &format!("u{i}"), "null", r#""hi""#);
+            (format!("projects/-p/f{i:05}.jsonl"), line)
+        })
+        .collect();
+    // Last in path order: a summary of the first session, and a second
+    // part of the second one.
+    let last = [
+        r#"{"type":"summary","summary":"What the first was about","leafUuid":"u0"}"#.to_string(),
+        user("s00001", "u1b", "null", r#""again""#),
+    ]
+    .join("\n");
+    files.push(("projects/-p/zz.jsonl".to_string(), last));
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_bytes()))
+        .collect();
+    let x = run(&files);
+    assert_eq!(x.sessions.len(), 4100);
+    assert_eq!(
+        session(&x, "s00000").titles.summary.as_deref(),
+        Some("What the first was about")
+    );
+    assert_eq!(session(&x, "s00001").prompts, 2);
+    assert_eq!(session(&x, "s00001").files.len(), 2);
+    assert_eq!(session(&x, "s04099").titles.summary, None);
+    let ids: Vec<&str> = x.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "sessions not in id order"
+    );
+}
+
 #[test]
 fn hostile_text_never_breaks_the_read() {
     let mut bytes: Vec<u8> = Vec::new();
