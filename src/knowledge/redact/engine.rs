@@ -31,15 +31,23 @@ pub(super) const K_ASSIGNMENT: usize = 5;
 pub(super) const K_HOME: usize = 6;
 pub(super) const K_USERNAME: usize = 7;
 
+/// How large a rule's compiled program may grow, and its lazy DFA's cache.
+const REGEX_SIZE_LIMIT: usize = 64 << 20;
+const DFA_SIZE_LIMIT: usize = 16 << 20;
+
+fn pattern_error(kind: &str, e: impl std::fmt::Display) -> PatternError {
+    PatternError {
+        kind: kind.to_string(),
+        message: e.to_string(),
+    }
+}
+
 pub(super) fn build(kind: &str, pattern: &str) -> Result<Regex, PatternError> {
     regex::RegexBuilder::new(pattern)
-        .size_limit(64 << 20)
-        .dfa_size_limit(16 << 20)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(DFA_SIZE_LIMIT)
         .build()
-        .map_err(|e| PatternError {
-            kind: kind.to_string(),
-            message: e.to_string(),
-        })
+        .map_err(|e| pattern_error(kind, e))
 }
 
 /// One regex of several patterns, which reports which one matched (the
@@ -52,14 +60,11 @@ pub(super) fn build_many(
     regex_automata::meta::Regex::builder()
         .configure(
             regex_automata::meta::Config::new()
-                .nfa_size_limit(Some(64 << 20))
-                .hybrid_cache_capacity(16 << 20),
+                .nfa_size_limit(Some(REGEX_SIZE_LIMIT))
+                .hybrid_cache_capacity(DFA_SIZE_LIMIT),
         )
         .build_many(patterns)
-        .map_err(|e| PatternError {
-            kind: kind.to_string(),
-            message: e.to_string(),
-        })
+        .map_err(|e| pattern_error(kind, e))
 }
 
 /// Literals (as regex) of the engine's own rules that the trigger looks
@@ -813,10 +818,7 @@ fn table_patterns(kinds: &mut Vec<String>) -> Result<TablePatterns, PatternError
     let pattern_keywords = aho_corasick::AhoCorasick::builder()
         .ascii_case_insensitive(true)
         .build(&keywords)
-        .map_err(|e| PatternError {
-            kind: "keywords".into(),
-            message: e.to_string(),
-        })?;
+        .map_err(|e| pattern_error("keywords", e))?;
     Ok((extras, pattern_keywords, keyword_pattern))
 }
 
