@@ -222,7 +222,7 @@ impl Pipeline {
                 &self.progress,
                 &spill,
             )
-        })?;
+        });
         tally.add(&extracted.tally);
         if let Some(why) = spill.failure() {
             report.skips.push(Skip::file(

@@ -14,7 +14,6 @@ mod transcript;
 pub use conversation::{classify_user_text, Aside, UserLine, INSTRUCTION_CHARS};
 pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, PIECE_BYTES};
 
-use crate::base::error::Error;
 use crate::base::skip::Skip;
 use crate::knowledge::model::{HistoryEntry, Session, SessionStart};
 use crate::knowledge::redact::{Redactor, Scrub, Tally};
@@ -37,20 +36,19 @@ pub struct Extracted {
 
 /// Read every transcript of every root, keeping every turn in memory.
 pub fn extract(roots: &[Root], r: &Redactor) -> Extracted {
-    let none = Spill::none();
-    let extracted = extract_cached(
+    extract_cached(
         roots,
         r,
         &mut crate::knowledge::cache::Cache::disabled(),
         &crate::base::progress::Progress::default(),
-        &none,
-    );
-    // Without a spill file nothing is written, so nothing can fail.
-    extracted.unwrap_or_default()
+        &Spill::none(),
+    )
 }
 
 /// [`extract`], served from and feeding `cache`, each file's turns written
-/// to `spill` as soon as the file has been read.
+/// to `spill` as soon as the file has been read. Nothing here fails: an
+/// unreadable file is a skip, a spill that cannot be written holds turns
+/// in memory (see [`Spill::failure`]).
 ///
 /// Files are read in batches (4,096 files), in parallel within a batch, and
 /// merged in (root, path) order as each batch is done: a hundred thousand
@@ -61,7 +59,7 @@ pub fn extract_cached(
     cache: &mut crate::knowledge::cache::Cache,
     progress: &crate::base::progress::Progress,
     spill: &Spill,
-) -> Result<Extracted, Error> {
+) -> Extracted {
     let mut files: Vec<_> = roots
         .iter()
         .flat_map(|r| r.transcripts.iter().map(move |t| (r.index, t)))
@@ -94,7 +92,7 @@ pub fn extract_cached(
             merger.add(digest);
         }
     }
-    Ok(merger.finish())
+    merger.finish()
 }
 
 /// How many files are read between two merges: enough to keep every core
