@@ -1,6 +1,8 @@
 //! Focused cases of the real Claude Code format, each with a small
 //! hand-written fixture: what the wiki must make of it.
 
+mod common;
+
 use ccwiki::knowledge::extract::{extract, Extracted};
 use ccwiki::knowledge::model::{Block, CompactKind, Session, SubagentLayout, SubagentRole, Turn};
 use ccwiki::knowledge::redact::Redactor;
@@ -421,11 +423,11 @@ fn large_files_read_in_pieces_give_the_same_result() {
         let r = Redactor::disabled();
         let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf, &r);
         let tail = s.read(tf, &r);
-        let one = serde_json::to_string(&s.into_digest(tf, tail, &r)).unwrap();
+        let one = common::everything(&s.into_digest(tf, tail, &r, None));
         for piece in [300u64, 1_500, 9_000] {
             let (s, tail) =
                 ccwiki::knowledge::extract::ReaderState::read_in_pieces(0, tf, piece, &r);
-            let pieces = serde_json::to_string(&s.into_digest(tf, tail, &r)).unwrap();
+            let pieces = common::everything(&s.into_digest(tf, tail, &r, None));
             assert_eq!(one, pieces, "{} in {piece}-byte pieces", tf.path.display());
         }
         checked += 1;

@@ -9,7 +9,10 @@
 //! time, inode, a hash of its first 4 KB) and the reader's state after the
 //! last complete line. On the next build an unchanged file is not read at
 //! all, a file that only grew is read from where the last build stopped,
-//! and anything else is read again from the start. For each page it keeps a
+//! and anything else is read again from the start. The state's turns are
+//! kept apart from it, in the chunks the build reads them back from (see
+//! `spill`): an unchanged file's turns are checked against their hashes,
+//! never decoded or written again. For each page it keeps a
 //! hash of the bytes written, so that unchanged pages are hard-linked from
 //! the previous site (keeping their modification time) instead of rewritten.
 //!
@@ -18,17 +21,18 @@
 
 use crate::base::skip::Skip;
 use crate::base::stored;
-use crate::knowledge::extract::{FileDigest, ReaderState};
+use crate::knowledge::extract::{FileDigest, ReaderState, Shelved};
 use crate::knowledge::pack::{Packs, Slot};
 use crate::knowledge::redact::Redactor;
+use crate::knowledge::spill::{encode_chunks, Chunk, Spill};
 use crate::source::discover::TranscriptFile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
-const FORMAT: u32 = 8;
+const FORMAT: u32 = 9;
 const PROBE: u64 = 4096;
 
 use crate::base::hash::hash_bytes;
@@ -97,6 +101,9 @@ struct Entry {
     /// Where the reader's state is, encoded, in the packs under `states/`.
     /// Kept on disk, not in memory: the cache costs no memory while building.
     state: Slot,
+    /// Where the state's turns are: chunks (see `spill::Chunk`) one after
+    /// another, in the same pack.
+    turns: Slot,
     /// The skip for an incomplete last line, not part of the state.
     tail_skip: Option<Skip>,
 }
@@ -173,13 +180,15 @@ impl Cache {
         self.path.is_some()
     }
 
-    /// Read `tf` with whatever the cache knows of it. Safe to call from many
+    /// Read `tf` with whatever the cache knows of it; turns kept in the
+    /// cache are read back through `spill`. Safe to call from many
     /// threads; the caller hands the returned entry back with [`Cache::keep`].
     pub fn read(
         &self,
         root: usize,
         tf: &TranscriptFile,
         r: &Redactor,
+        spill: &Spill,
     ) -> (FileDigest, Option<CachedFile>, Served) {
         if !self.enabled() {
             return (
@@ -192,16 +201,9 @@ impl Cache {
         // Only worth its opening of the file when there is something to
         // compare it with.
         let identity = old.and_then(|_| identity(tf));
-        let decode = |e: &Entry| {
-            self.packs
-                .read(&e.state)
-                .and_then(|bytes| stored::decode::<ReaderState>(&bytes))
-        };
         if let (Some(id), Some(e)) = (&identity, old) {
             if *id == e.identity {
-                if let Some(mut state) = decode(e) {
-                    state.digest.root = root;
-                    let digest = state.into_digest(tf, e.tail_skip.clone(), r);
+                if let Some(digest) = self.reuse(root, tf, e, r, spill) {
                     let kept = CachedFile(tf.path.clone(), e.clone());
                     return (digest, Some(kept), Served::Reused);
                 }
@@ -210,14 +212,14 @@ impl Cache {
                 && id.inode == e.identity.inode
                 && id.head == e.identity.head;
             if grew {
-                if let Some(mut state) = decode(e) {
+                if let Some(mut state) = self.state_with_turns(e) {
                     let pos = state.position.0;
                     let tail_ok = hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE))
                         == Some(e.tail);
                     if tail_ok {
                         state.digest.root = root;
                         let tail = state.read(tf, r);
-                        return self.finish(tf, state, tail, Served::Resumed, r);
+                        return self.finish(tf, state, tail, Served::Resumed, r, spill);
                     }
                 }
             }
@@ -228,36 +230,119 @@ impl Cache {
             crate::knowledge::extract::PIECE_BYTES,
             r,
         );
-        self.finish(tf, state, tail, Served::Read, r)
+        self.finish(tf, state, tail, Served::Read, r, spill)
+    }
+
+    /// The state of `e`, without its turns.
+    fn state(&self, e: &Entry) -> Option<ReaderState> {
+        stored::decode(&self.packs.read(&e.state)?)
+    }
+
+    /// The digest of an unchanged file: its state, its turns left where
+    /// they are once their bytes are found intact.
+    fn reuse(
+        &self,
+        root: usize,
+        tf: &TranscriptFile,
+        e: &Entry,
+        r: &Redactor,
+        spill: &Spill,
+    ) -> Option<FileDigest> {
+        let mut state = self.state(e)?;
+        if !state.turns_intact(&self.packs.read(&e.turns)?) {
+            return None;
+        }
+        let shelf = spill.shelf(&self.packs.path(&e.turns.pack)?)?;
+        state.digest.root = root;
+        let at = Shelved {
+            shelf,
+            base: e.turns.offset,
+        };
+        Some(state.into_digest(tf, e.tail_skip.clone(), r, Some(at)))
+    }
+
+    /// The state of `e` with its turns, to read on from.
+    fn state_with_turns(&self, e: &Entry) -> Option<ReaderState> {
+        let mut state = self.state(e)?;
+        state
+            .restore_turns(&self.packs.read(&e.turns)?)
+            .then_some(state)
     }
 
     fn finish(
         &self,
         tf: &TranscriptFile,
-        state: ReaderState,
+        mut state: ReaderState,
         tail_skip: Option<Skip>,
         served: Served,
         r: &Redactor,
+        spill: &Spill,
     ) -> (FileDigest, Option<CachedFile>, Served) {
         let pos = state.position.0;
         // Appended to this build's pack: the previous build's states stay
         // valid until the new index replaces the old one.
-        let slot = self.packs.append_value(&state);
-        let entry = match (slot, sealed(tf, pos)) {
-            (Some(slot), Some((identity, tail))) => Some(Entry {
+        let slots = self.append_turns(&mut state).and_then(|turns| {
+            let state = self.packs.append_value(&state)?;
+            Some((state, turns))
+        });
+        let entry = match (slots, sealed(tf, pos)) {
+            (Some((state, turns)), Some((identity, tail))) => Some(Entry {
                 identity,
                 tail,
-                state: slot,
+                state,
+                turns,
                 tail_skip: tail_skip.clone(),
             }),
             _ => None,
         };
-        let digest = state.into_digest(tf, tail_skip, r);
+        // The turns are read back from the pack, not written again.
+        let shelved = entry.as_ref().and_then(|e| {
+            let shelf = spill.shelf(&self.packs.path(&e.turns.pack)?)?;
+            Some(Shelved {
+                shelf,
+                base: e.turns.offset,
+            })
+        });
+        let digest = state.into_digest(tf, tail_skip, r, shelved);
         (
             digest,
             entry.map(|e| CachedFile(tf.path.clone(), e)),
             served,
         )
+    }
+
+    /// Append the state's turns to this build's pack, in chunks, and
+    /// record in the state where they are; None when they cannot be.
+    fn append_turns(&self, state: &mut ReaderState) -> Option<Slot> {
+        let mut chunks = Vec::new();
+        let slot = self.packs.append_with(|w| {
+            let mut at = 0u64;
+            for turns in state.turn_lists() {
+                let mut list = Vec::new();
+                encode_chunks(turns, |bytes, n| {
+                    w.write_all(bytes)?;
+                    list.push(Chunk {
+                        offset: at,
+                        bytes: u32::try_from(bytes.len()).map_err(std::io::Error::other)?,
+                        turns: n,
+                        hash: hash_bytes(bytes),
+                    });
+                    at += bytes.len() as u64;
+                    Ok(())
+                })
+                .map_err(|(_, e)| e)?;
+                chunks.push(list);
+            }
+            Ok(at)
+        })?;
+        state.turns_stored(chunks);
+        Some(slot)
+    }
+
+    /// Hand this build's pack to the system, so that turns read back from
+    /// it through the spill are there.
+    pub fn flush(&self) {
+        self.packs.flush_buffer();
     }
 
     /// Keep a file's entry for the next build, and count how it was served.
@@ -290,7 +375,7 @@ impl Cache {
                 .new
                 .files
                 .values()
-                .map(|e| e.state.pack.as_str())
+                .flat_map(|e| [e.state.pack.as_str(), e.turns.pack.as_str()])
                 .collect();
             self.packs.keep_only(&live);
         }
@@ -302,7 +387,9 @@ impl Cache {
     fn compact(&mut self) {
         let mut live: BTreeMap<&str, u64> = BTreeMap::new();
         for e in self.new.files.values() {
-            *live.entry(e.state.pack.as_str()).or_default() += e.state.len;
+            for slot in [&e.state, &e.turns] {
+                *live.entry(slot.pack.as_str()).or_default() += slot.len;
+            }
         }
         let on_disk: u64 = live.keys().map(|p| self.packs.size(p)).sum();
         let used: u64 = live.values().sum();
@@ -310,16 +397,20 @@ impl Cache {
             return;
         }
         let packs = &self.packs;
-        // A state unreadable now is dropped: its file is read again next time.
-        self.new.files.retain(
-            |_, e| match packs.read(&e.state).and_then(|b| packs.append(&b)) {
-                Some(slot) => {
-                    e.state = slot;
+        // A state unreadable now is dropped: its file is read again next
+        // time. Its turns are copied whole: chunks are placed from the
+        // start of their area, wherever it is.
+        let copy = |slot: &Slot| packs.read(slot).and_then(|b| packs.append(&b));
+        self.new
+            .files
+            .retain(|_, e| match (copy(&e.state), copy(&e.turns)) {
+                (Some(state), Some(turns)) => {
+                    e.state = state;
+                    e.turns = turns;
                     true
                 }
-                None => false,
-            },
-        );
+                _ => false,
+            });
     }
 }
 
@@ -337,3 +428,149 @@ pub enum Served {
 /// A file's cache entry on its way back to the cache.
 #[derive(Debug)]
 pub struct CachedFile(PathBuf, Entry);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::extract::{extract, extract_cached};
+    use crate::knowledge::model::Session;
+    use crate::source::discover::{discover, Root};
+
+    fn line(sid: &str, uuid: &str, kind: &str, body: &str, sidechain: bool) -> String {
+        let message = if kind == "user" {
+            format!(r#"{{"role":"user","content":{body}}}"#)
+        } else {
+            format!(
+                r#"{{"id":"m-{uuid}","model":"claude-opus-4-6","role":"assistant","content":[{body}],"usage":{{"input_tokens":3,"output_tokens":5}}}}"#
+            )
+        };
+        format!(
+            r#"{{"type":"{kind}","sessionId":"{sid}","uuid":"{uuid}","isSidechain":{sidechain},"cwd":"/home/u/p","timestamp":"2026-01-01T10:00:00Z","message":{message}}}"#
+        ) + "\n"
+    }
+
+    /// A session long enough for several chunks, with an inline sub-agent,
+    /// and an agent file of its own.
+    fn write_data(dir: &Path) {
+        let mut s = String::new();
+        for i in 0..300 {
+            let big = "x".repeat(i * 7 % 900);
+            s += &line(
+                "s1",
+                &format!("u{i}"),
+                "user",
+                &format!(r#""prompt {i} {big}""#),
+                false,
+            );
+            let text = format!(r###"{{"type":"text","text":"## Head\n\nanswer {i} {big}"}}"###);
+            s += &line("s1", &format!("a{i}"), "assistant", &text, i % 50 == 7);
+        }
+        let folder = dir.join("projects/-home-u-p");
+        std::fs::create_dir_all(folder.join("s1/subagents")).unwrap();
+        std::fs::write(folder.join("s1.jsonl"), s).unwrap();
+        let agent = line("s1", "g1", "user", r#""look around""#, true)
+            + &line(
+                "s1",
+                "g2",
+                "assistant",
+                r#"{"type":"text","text":"found it"}"#,
+                true,
+            );
+        std::fs::write(folder.join("s1/subagents/agent-abc.jsonl"), agent).unwrap();
+    }
+
+    /// Everything of a session, its turns and its sub-agents' read back.
+    fn whole(s: &Session, spill: &Spill) -> String {
+        let (turns, agents) = spill.load_session(s).unwrap();
+        let mut bare = s.clone();
+        bare.turns = Default::default();
+        bare.files.clear();
+        for a in &mut bare.subagents {
+            a.turns = Default::default();
+        }
+        format!("{bare:?}\n{turns:?}\n{agents:?}")
+    }
+
+    struct Build {
+        text: Vec<String>,
+        stats: CacheStats,
+        spilled: u64,
+    }
+
+    fn build(roots: &[Root], out: &Path, cache_root: &Path) -> Build {
+        let r = Redactor::disabled();
+        let mut cache = Cache::open(out, Some(cache_root), &r);
+        let spill = Spill::in_dir(cache_root).unwrap();
+        let progress = crate::base::progress::Progress::default();
+        let x = extract_cached(roots, &r, &mut cache, &progress, &spill);
+        let stats = cache.stats;
+        cache.save();
+        Build {
+            text: x.sessions.iter().map(|s| whole(s, &spill)).collect(),
+            stats,
+            spilled: spill.written(),
+        }
+    }
+
+    #[test]
+    fn cached_turns_are_read_where_they_are_kept_and_checked() {
+        let data = tempfile::tempdir().unwrap();
+        let cache_root = tempfile::tempdir().unwrap();
+        let out = data.path().join("site");
+        write_data(data.path());
+        let roots = discover(&[data.path().to_path_buf()]).unwrap().roots;
+        let truth = |roots: &[Root]| -> Vec<String> {
+            let x = extract(roots, &Redactor::disabled());
+            x.sessions
+                .iter()
+                .map(|s| whole(s, &Spill::none()))
+                .collect()
+        };
+        let expected = truth(&roots);
+        assert!(
+            expected[0].contains("answer 299"),
+            "{}",
+            &expected[0][..200]
+        );
+
+        let cold = build(&roots, &out, cache_root.path());
+        assert_eq!(cold.stats.read, 2);
+        assert_eq!(cold.text, expected);
+        assert_eq!(cold.spilled, 0, "turns are written once, to the cache");
+
+        let warm = build(&roots, &out, cache_root.path());
+        assert_eq!(warm.stats.reused, 2);
+        assert_eq!(warm.text, expected);
+        assert_eq!(warm.spilled, 0);
+
+        // A flipped byte in the session's turns: that file is read again.
+        let cache = Cache::open(&out, Some(cache_root.path()), &Redactor::disabled());
+        let session = roots[0]
+            .transcripts
+            .iter()
+            .find(|t| t.path.ends_with("s1.jsonl"))
+            .unwrap();
+        let turns = cache.old.files[&session.path].turns.clone();
+        assert!(turns.len > 64 << 10, "several chunks: {}", turns.len);
+        let pack = cache.packs.path(&turns.pack).unwrap();
+        let mut bytes = std::fs::read(&pack).unwrap();
+        bytes[(turns.offset + turns.len / 2) as usize] ^= 0x20;
+        std::fs::write(&pack, bytes).unwrap();
+        let mended = build(&roots, &out, cache_root.path());
+        assert_eq!((mended.stats.reused, mended.stats.read), (1, 1));
+        assert_eq!(mended.text, expected);
+
+        // A session that grew is read on from its cached turns.
+        let file = &session.path;
+        let mut grown = std::fs::read_to_string(file).unwrap();
+        grown += &line("s1", "u-late", "user", r#""one more thing""#, false);
+        std::fs::write(file, grown).unwrap();
+        let roots = discover(&[data.path().to_path_buf()]).unwrap().roots;
+        let resumed = build(&roots, &out, cache_root.path());
+        assert_eq!(resumed.stats.resumed, 1);
+        let expected = truth(&roots);
+        assert!(expected[0].contains("one more thing"));
+        assert_eq!(resumed.text, expected);
+        assert_eq!(build(&roots, &out, cache_root.path()).text, expected);
+    }
+}

@@ -52,7 +52,7 @@ impl Packs {
     }
 
     /// Append what `write` writes, and says it wrote, to this build's pack.
-    fn append_with(
+    pub fn append_with(
         &self,
         write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<u64>,
     ) -> Option<Slot> {
@@ -96,7 +96,7 @@ impl Packs {
             match readers.get(&slot.pack) {
                 Some(f) => f.clone(),
                 None => {
-                    let f = Arc::new(File::open(self.dir.join(safe_name(&slot.pack)?)).ok()?);
+                    let f = Arc::new(File::open(self.path(&slot.pack)?).ok()?);
                     readers.insert(slot.pack.clone(), f.clone());
                     f
                 }
@@ -105,6 +105,20 @@ impl Packs {
         let mut buf = vec![0u8; usize::try_from(slot.len).ok()?];
         read_at(&file, &mut buf, slot.offset).ok()?;
         Some(buf)
+    }
+
+    /// The file of the pack `name`, if it is one of these packs.
+    pub fn path(&self, name: &str) -> Option<PathBuf> {
+        safe_name(name).map(|n| self.dir.join(n))
+    }
+
+    /// Hand what this build's pack holds in its buffer to the system, so
+    /// that other readers of the file see it; false when it cannot be.
+    pub fn flush_buffer(&self) -> bool {
+        match self.writer.lock() {
+            Ok(mut w) => w.as_mut().is_none_or(|(_, f, _)| f.flush().is_ok()),
+            Err(_) => false,
+        }
     }
 
     /// Make this build's pack durable before the index that points into it

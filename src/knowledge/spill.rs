@@ -12,6 +12,12 @@
 //! The file is anonymous (unlinked as soon as it is made), in the user's
 //! cache directory: it holds unredacted text, disappears with the process
 //! however it ends, and never goes near the site.
+//!
+//! Turns the incremental cache already keeps are not written again: the
+//! cache's packs hold them in the same chunks (see [`encode_chunks`]), and a
+//! pack opened as a *shelf* of the spill ([`Spill::shelf`]) is read like
+//! the spill's own file. A rebuild neither decodes nor re-encodes the turns
+//! of the transcripts that did not change.
 
 use crate::base::stored;
 use crate::knowledge::model::{Session, Turn};
@@ -35,7 +41,9 @@ pub struct Turns {
 enum Piece {
     Held(Vec<Turn>),
     /// `hash`: of the encoded turns, what they are without reading them.
+    /// `shelf`: 0 for the spill's own file, else the shelf `shelf - 1`.
     Stored {
+        shelf: u32,
         offset: u64,
         bytes: u32,
         turns: u32,
@@ -64,7 +72,93 @@ impl From<Vec<Turn>> for Turns {
     }
 }
 
+/// Turns encoded one after another, in a file the spill reads: where in
+/// their area (`offset`, from the area's start), how many bytes and turns,
+/// and a hash of the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Chunk {
+    pub offset: u64,
+    pub bytes: u32,
+    pub turns: u32,
+    pub hash: u64,
+}
+
+/// Encode `turns` in chunks of about 64 KB (the spill's and the
+/// cache's chunks are the same, so a page's identity does not depend on
+/// which file holds its turns), handing each to `put` with the number of
+/// turns it holds. On failure, how many turns were handed over, and why.
+pub fn encode_chunks(
+    turns: &[Turn],
+    mut put: impl FnMut(&[u8], u32) -> std::io::Result<()>,
+) -> Result<(), (usize, std::io::Error)> {
+    let mut buf = Vec::new();
+    // The first turn in `buf`.
+    let mut start = 0;
+    for (i, turn) in turns.iter().enumerate() {
+        stored::encode_into(turn, &mut buf).map_err(|e| (start, invalid(e)))?;
+        if buf.len() >= CHUNK_BYTES || i + 1 == turns.len() {
+            let n = u32::try_from(i + 1 - start).map_err(|e| (start, invalid(e)))?;
+            put(&buf, n).map_err(|e| (start, e))?;
+            buf.clear();
+            start = i + 1;
+        }
+    }
+    Ok(())
+}
+
+/// True when every chunk of `chunks` lies in `area` with the bytes its
+/// hash says: an area read back from disk is what was written.
+pub fn chunks_intact(area: &[u8], chunks: &[Chunk]) -> bool {
+    chunks
+        .iter()
+        .all(|c| chunk_bytes(area, c).is_some_and(|b| crate::base::hash::hash_bytes(b) == c.hash))
+}
+
+fn chunk_bytes<'a>(area: &'a [u8], c: &Chunk) -> Option<&'a [u8]> {
+    let start = usize::try_from(c.offset).ok()?;
+    area.get(start..start.checked_add(c.bytes as usize)?)
+}
+
+/// The turns of `chunks`, decoded from `area`; None when the area does not
+/// hold them (see [`chunks_intact`]).
+pub fn decode_chunks(area: &[u8], chunks: &[Chunk]) -> Option<Vec<Turn>> {
+    let mut out = Vec::with_capacity(chunks.iter().map(|c| c.turns as usize).sum());
+    for c in chunks {
+        let mut bytes = chunk_bytes(area, c)?;
+        if crate::base::hash::hash_bytes(bytes) != c.hash {
+            return None;
+        }
+        for _ in 0..c.turns {
+            let (turn, used): (Turn, usize) = stored::decode_prefix(bytes).ok()?;
+            bytes = &bytes[used..];
+            out.push(turn);
+        }
+    }
+    Some(out)
+}
+
+/// A file of turns that the spill reads but did not write: see
+/// [`Spill::shelf`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shelf(u32);
+
 impl Turns {
+    /// The turns of `chunks`, whose area starts at `base` in `shelf`.
+    pub fn shelved(shelf: Shelf, base: u64, chunks: &[Chunk]) -> Turns {
+        let pieces: Vec<Piece> = chunks
+            .iter()
+            .map(|c| Piece::Stored {
+                shelf: shelf.0,
+                offset: base + c.offset,
+                bytes: c.bytes,
+                turns: c.turns,
+                hash: c.hash,
+            })
+            .collect();
+        let len = chunks.iter().map(|c| c.turns as usize).sum();
+        Turns { pieces, len }
+    }
+
     /// How many turns there are, without reading them.
     pub fn len(&self) -> usize {
         self.len
@@ -125,6 +219,8 @@ pub struct Spill {
     end: Mutex<u64>,
     /// Why a write failed; from then on turns stay in memory.
     failed: Mutex<Option<String>>,
+    /// Files of turns written by others (the cache's packs), by path.
+    shelves: Mutex<Vec<(PathBuf, std::sync::Arc<std::fs::File>)>>,
 }
 
 fn invalid(e: impl std::fmt::Display) -> std::io::Error {
@@ -144,8 +240,7 @@ impl Spill {
         Ok(Spill {
             file: Some(file),
             dir: dir.to_path_buf(),
-            end: Mutex::new(0),
-            failed: Mutex::new(None),
+            ..Spill::default()
         })
     }
 
@@ -194,30 +289,56 @@ impl Spill {
     /// `held` as stored chunks, and what could not be written still held.
     fn stow_held(&self, file: &std::fs::File, mut held: Vec<Turn>) -> Vec<Piece> {
         let mut pieces = Vec::new();
-        let mut buf = Vec::new();
-        // The first turn in `buf`.
-        let mut start = 0;
-        for i in 0..held.len() {
-            let written = stored::encode_into(&held[i], &mut buf)
-                .map_err(invalid)
-                .and_then(|()| {
-                    if buf.len() >= CHUNK_BYTES || i + 1 == held.len() {
-                        let n = u32::try_from(i + 1 - start).map_err(invalid)?;
-                        pieces.push(self.write(file, &buf, n)?);
-                        buf.clear();
-                        start = i + 1;
-                    }
-                    Ok(())
-                });
-            if let Err(e) = written {
-                let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-                failed.get_or_insert_with(|| e.to_string());
-                held.drain(..start);
-                pieces.push(Piece::Held(held));
-                return pieces;
-            }
+        let written = encode_chunks(&held, |buf, n| {
+            pieces.push(self.write(file, buf, n)?);
+            Ok(())
+        });
+        if let Err((done, e)) = written {
+            let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+            failed.get_or_insert_with(|| e.to_string());
+            held.drain(..done);
+            pieces.push(Piece::Held(held));
         }
         pieces
+    }
+
+    /// Read turns from the file at `path` too (a pack of the cache) and
+    /// say how to refer to it; opened once however often it is asked for.
+    /// The file is kept open: it may be replaced or removed (a cache
+    /// compacted, a stale pack cleared) before the turns are read back.
+    pub fn shelf(&self, path: &Path) -> Option<Shelf> {
+        let mut shelves = self.shelves.lock().unwrap_or_else(|e| e.into_inner());
+        let at = match shelves.iter().position(|(p, _)| p == path) {
+            Some(at) => at,
+            None => {
+                let file = std::fs::File::open(path).ok()?;
+                shelves.push((path.to_path_buf(), std::sync::Arc::new(file)));
+                shelves.len() - 1
+            }
+        };
+        u32::try_from(at + 1).ok().map(Shelf)
+    }
+
+    /// Read `buf.len()` bytes at `offset` of the file of `shelf`.
+    fn read_from(&self, shelf: u32, buf: &mut [u8], offset: u64) -> Result<(), crate::Error> {
+        let missing = || self.error(invalid("turns stored without a file"));
+        if shelf == 0 {
+            let file = self.file.as_ref().ok_or_else(missing)?;
+            return read_at(file, buf, offset).map_err(|e| self.error(e));
+        }
+        let (path, file) = {
+            let shelves = self.shelves.lock().unwrap_or_else(|e| e.into_inner());
+            shelves
+                .get(shelf as usize - 1)
+                .cloned()
+                .ok_or_else(missing)?
+        };
+        read_at(&file, buf, offset).map_err(|e| crate::Error::io(path, e))
+    }
+
+    /// Bytes of turns written to the file so far.
+    pub fn written(&self) -> u64 {
+        *self.end.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The folder of the file.
@@ -246,6 +367,7 @@ impl Spill {
         };
         write_at(file, buf, offset)?;
         Ok(Piece::Stored {
+            shelf: 0,
             offset,
             bytes,
             turns,
@@ -278,22 +400,19 @@ impl Spill {
             match piece {
                 Piece::Held(t) => out.extend_from_slice(&t[from..to]),
                 Piece::Stored {
+                    shelf,
                     offset,
                     bytes,
                     turns,
                     ..
                 } => {
-                    let file = self
-                        .file
-                        .as_ref()
-                        .ok_or_else(|| self.error(invalid("turns stored without a file")))?;
                     thread_local! {
                         // One buffer per thread, reused: chunks are read by the thousand.
                         static CHUNK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
                     }
                     CHUNK.with_borrow_mut(|buf| {
                         buf.resize(*bytes as usize, 0);
-                        read_at(file, buf, *offset).map_err(|e| self.error(e))?;
+                        self.read_from(*shelf, buf, *offset)?;
                         // Turns are encoded one after another: decode up to `to`.
                         let mut at = 0;
                         for i in 0..to.min(*turns as usize) {
@@ -443,8 +562,7 @@ mod tests {
         let spill = Spill {
             file: Some(full),
             dir: PathBuf::from("/dev"),
-            end: Mutex::new(0),
-            failed: Mutex::new(None),
+            ..Spill::default()
         };
         let all: Vec<Turn> = (0..300).map(prompt).collect();
         let mut turns = Turns::from(all.clone());

@@ -329,3 +329,10 @@ pub fn broken_links(site: &Path) -> Vec<String> {
         Err(e) => vec![e.to_string()],
     }
 }
+
+/// A file's digest, all of it: what is cached (as JSON) and its turns.
+pub fn everything(d: &ccwiki::knowledge::extract::FileDigest) -> String {
+    let turns: Vec<_> = d.parts.iter().map(|p| (&p.turns, &p.agents)).collect();
+    let json = serde_json::to_string(d).expect("json");
+    format!("{json}\n{turns:?}\n{:?}", d.subagent)
+}

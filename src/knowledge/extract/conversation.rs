@@ -164,6 +164,8 @@ impl Aside {
 /// Accumulates one conversation's turns and counts.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Conversation {
+    /// Cached apart from the rest (see `ReaderState::turns_stored`).
+    #[serde(skip)]
     pub turns: Vec<Turn>,
     by_message_id: HashMap<String, usize>,
     pub prompts: u64,

@@ -8,11 +8,12 @@
 //! records resolved to the session their `leafUuid` points into.
 
 mod conversation;
+mod firsts;
 mod merge;
 mod transcript;
 
 pub use conversation::{classify_user_text, Aside, UserLine, INSTRUCTION_CHARS};
-pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, PIECE_BYTES};
+pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, Shelved, PIECE_BYTES};
 
 use crate::base::skip::Skip;
 use crate::knowledge::model::{HistoryEntry, Session, SessionStart};
@@ -79,7 +80,7 @@ pub fn extract_cached(
             .par_iter()
             .map(|&k| {
                 let (root, tf) = batch[k];
-                let (mut digest, entry, served) = shared.read(root, tf, r);
+                let (mut digest, entry, served) = shared.read(root, tf, r, spill);
                 stow(&mut digest, spill);
                 let now = done.fetch_add(tf.size, std::sync::atomic::Ordering::Relaxed) + tf.size;
                 progress.report("reading transcripts", now, total);
@@ -92,6 +93,8 @@ pub fn extract_cached(
             merger.add(digest);
         }
     }
+    // Turns cached in this build's pack are read back from it.
+    cache.flush();
     merger.finish()
 }
 

@@ -1,10 +1,13 @@
 //! Reading one transcript file into the sessions (or the sub-agent) it holds.
 
 use super::conversation::Conversation;
+use super::firsts::Firsts;
 use crate::base::skip::Skip;
 use crate::base::small_set::SmallSet;
 use crate::knowledge::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Text, Titles};
+use crate::knowledge::model::{Turn, Turns};
 use crate::knowledge::redact::{Redactor, Scrub, Tally};
+use crate::knowledge::spill::{Chunk, Shelf};
 use crate::source::discover::{FileRole, TranscriptFile};
 use crate::source::jsonl::{parse_line, read_range, Position};
 use crate::source::record::{Message, Record};
@@ -122,6 +125,27 @@ pub struct ReaderState {
     /// True for a piece of a large file read in parallel.
     #[serde(skip)]
     piece: bool,
+    /// Where each conversation's turns are (in [`ReaderState::conversations`]
+    /// order), once they are cached apart from the state (the state is
+    /// then cached without them: see `Cache`).
+    #[serde(default)]
+    stored: Vec<StoredTurns>,
+}
+
+/// A conversation's turns as the cache keeps them: chunks of the entry's
+/// area of turns, and what the digest takes from them.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct StoredTurns {
+    chunks: Vec<Chunk>,
+    firsts: Firsts,
+}
+
+/// Where the turns of a state cached apart from it are: a shelf of the
+/// spill, and the start of the state's area of turns in it.
+#[derive(Debug, Clone, Copy)]
+pub struct Shelved {
+    pub shelf: Shelf,
+    pub base: u64,
 }
 
 impl ReaderState {
@@ -387,16 +411,111 @@ impl ReaderState {
         (state, tail)
     }
 
+    /// Every conversation, in the order their turns are cached: the agent
+    /// file's, then each part's own followed by its inline sub-agents'.
+    fn conversations(&mut self) -> Vec<&mut Conversation> {
+        let mut out = vec![&mut self.agent_conv];
+        for p in &mut self.digest.parts {
+            out.push(&mut p.conv);
+            out.extend(p.inline_agents.iter_mut().map(|(_, c)| c));
+        }
+        out
+    }
+
+    /// Each conversation's turns, in `conversations` order,
+    /// to be cached apart from the state.
+    pub fn turn_lists(&mut self) -> Vec<&[Turn]> {
+        self.conversations()
+            .into_iter()
+            .map(|c| c.turns.as_slice())
+            .collect()
+    }
+
+    /// Record where [`ReaderState::turn_lists`] were cached (one list of
+    /// chunks for each), and what the digest takes from them: the state
+    /// can now be cached without its turns.
+    pub fn turns_stored(&mut self, chunks: Vec<Vec<Chunk>>) {
+        self.stored = self
+            .conversations()
+            .into_iter()
+            .zip(chunks)
+            .map(|(c, chunks)| StoredTurns {
+                firsts: Firsts::of(&c.turns),
+                chunks,
+            })
+            .collect();
+    }
+
+    /// True when the state's turns were cached apart from it and `area`
+    /// holds them as they were written (see [`ReaderState::turns_stored`]).
+    pub fn turns_intact(&mut self, area: &[u8]) -> bool {
+        self.stored.len() == self.conversations().len()
+            && self
+                .stored
+                .iter()
+                .all(|s| crate::knowledge::spill::chunks_intact(area, &s.chunks))
+    }
+
+    /// Put the turns cached apart from the state back into its
+    /// conversations, decoded from `area`, to read on; false when `area`
+    /// does not hold them.
+    pub fn restore_turns(&mut self, area: &[u8]) -> bool {
+        let stored = std::mem::take(&mut self.stored);
+        let mut conversations = self.conversations();
+        if stored.len() != conversations.len() {
+            return false;
+        }
+        for (c, s) in conversations.iter_mut().zip(stored) {
+            match crate::knowledge::spill::decode_chunks(area, &s.chunks) {
+                Some(turns) => c.turns = turns,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Each conversation's turns for the digest, with what it takes from
+    /// them: where the cache keeps them when `shelved`, else as held.
+    fn take_turns(&mut self, shelved: Option<Shelved>) -> Vec<(Turns, Firsts)> {
+        let stored = std::mem::take(&mut self.stored);
+        let conversations = self.conversations();
+        match shelved {
+            Some(at) if stored.len() == conversations.len() => conversations
+                .into_iter()
+                .zip(stored)
+                .map(|(c, s)| {
+                    // Held too when they were just read: let go of them.
+                    c.turns = Vec::new();
+                    (Turns::shelved(at.shelf, at.base, &s.chunks), s.firsts)
+                })
+                .collect(),
+            _ => conversations
+                .into_iter()
+                .map(|c| {
+                    let turns = std::mem::take(&mut c.turns);
+                    let firsts = Firsts::of(&turns);
+                    (turns.into(), firsts)
+                })
+                .collect(),
+        }
+    }
+
     /// The finished digest; `tail` is the skip for an incomplete last line.
+    /// The turns are the cache's when `shelved` says where they are (see
+    /// [`ReaderState::turns_stored`]), else the state's own.
     pub fn into_digest(
         mut self,
         tf: &TranscriptFile,
         tail: Option<Skip>,
         r: &Redactor,
+        shelved: Option<Shelved>,
     ) -> FileDigest {
+        let mut turns = self.take_turns(shelved).into_iter();
+        let mut next = || turns.next().unwrap_or_default();
         let mut d = self.digest;
         d.skips.extend(tail);
         let mut sc = Scrub::new(r);
+        let (agent_turns, agent_firsts) = next();
         if let FileRole::Subagent {
             agent_id,
             parent,
@@ -408,7 +527,6 @@ impl ReaderState {
             let (agent_type, description) = meta.as_ref().map(read_meta).unwrap_or_default();
             self.agent_conv.finish();
             let parent = sc.opt(parent.as_deref()).or(self.agent_parent);
-            let turns = std::mem::take(&mut self.agent_conv.turns);
             d.subagent = Some((
                 parent,
                 self.agent_cwd,
@@ -419,10 +537,10 @@ impl ReaderState {
                     agent_type: sc.opt(agent_type.as_deref()),
                     description: sc
                         .opt(description.as_deref())
-                        .or_else(|| first_prompt(&turns).map(|t| sc.one_line(t, 100))),
+                        .or_else(|| agent_firsts.prompt.as_ref().map(|t| sc.one_line(t, 100))),
                     started: self.agent_conv.first,
                     assistant_turns: self.agent_conv.assistant_turns,
-                    turns: turns.into(),
+                    turns: agent_turns,
                     prompt_key: self.agent_conv.first_prompt_key,
                     usage_by_model: std::mem::take(&mut self.agent_conv.by_model),
                     uses: std::mem::take(&mut self.agent_conv.setup.uses),
@@ -431,16 +549,20 @@ impl ReaderState {
         }
         for p in &mut d.parts {
             p.conv.finish();
-            let turns = std::mem::take(&mut p.conv.turns);
-            p.first_prompt = first_prompt(&turns).cloned();
-            p.last_answer = last_answer(&turns).map(|t| sc.one_line(first_paragraph(t), 400));
-            p.first_answer = first_answer(&turns)
-                .map(|t| sc.one_line(t, 300))
-                .or_else(|| first_command(&turns).map(|c| sc.one_line(&c, 300)));
-            p.turns = turns.into();
+            let (turns, f) = next();
+            p.last_answer = f.last_answer.map(|t| sc.one_line(&t, 400));
+            p.first_answer = f
+                .answer
+                .map(|t| sc.one_line(&t, 300))
+                .or_else(|| f.command.map(|c| sc.one_line(&c, 300)));
+            p.first_prompt = f.prompt;
+            p.turns = turns;
             p.agents = std::mem::take(&mut p.inline_agents)
                 .into_iter()
-                .map(|(id, conv)| inline_subagent(id, conv, &mut sc))
+                .map(|(id, conv)| {
+                    let (turns, f) = next();
+                    inline_subagent(id, conv, turns, f, &mut sc)
+                })
                 .collect();
         }
         // Cached states are turned into digests on every build: what this
@@ -456,7 +578,7 @@ pub const PIECE_BYTES: u64 = 32 << 20;
 /// Read one transcript file, streaming, from the start.
 pub fn read_transcript(root: usize, tf: &TranscriptFile, r: &Redactor) -> FileDigest {
     let (state, tail) = read_fresh(root, tf, PIECE_BYTES, r);
-    state.into_digest(tf, tail, r)
+    state.into_digest(tf, tail, r, None)
 }
 
 /// Read `tf` from the start: in one go, or in pieces when it is large.
@@ -708,79 +830,27 @@ fn read_meta(path: &PathBuf) -> (Option<String>, Option<String>) {
 }
 
 /// Turn a finished inline sub-agent conversation into a [`Subagent`].
-fn inline_subagent(id: Text, mut conv: Conversation, sc: &mut Scrub) -> Subagent {
+fn inline_subagent(
+    id: Text,
+    mut conv: Conversation,
+    turns: Turns,
+    firsts: Firsts,
+    sc: &mut Scrub,
+) -> Subagent {
     conv.finish();
     Subagent {
         id,
         layout: SubagentLayout::Inline,
         role: SubagentRole::Task,
         agent_type: None,
-        description: first_prompt(&conv.turns).map(|t| sc.one_line(t, 100)),
+        description: firsts.prompt.as_ref().map(|t| sc.one_line(t, 100)),
         started: conv.first,
         assistant_turns: conv.assistant_turns,
-        turns: conv.turns.into(),
+        turns,
         prompt_key: conv.first_prompt_key,
         usage_by_model: conv.by_model,
         uses: conv.setup.uses,
     }
-}
-
-/// The first prompt in `turns` with a line worth a title (not only a
-/// command or Markdown syntax), else the first prompt.
-fn first_prompt(turns: &[crate::knowledge::model::Turn]) -> Option<&Text> {
-    let mut prompts = turns.iter().filter_map(|t| match t {
-        crate::knowledge::model::Turn::Prompt { text, .. } => Some(text),
-        _ => None,
-    });
-    let first = prompts.clone().next();
-    prompts
-        .find(|t| crate::base::text::title_line(t).is_some())
-        .or(first)
-}
-
-/// The first command the user ran, with its arguments (`/context`): all
-/// some sessions hold.
-fn first_command(turns: &[crate::knowledge::model::Turn]) -> Option<String> {
-    turns.iter().find_map(|t| match t {
-        crate::knowledge::model::Turn::Command { name, args, .. } => {
-            Some(format!("{name} {args}").trim().to_string())
-        }
-        _ => None,
-    })
-}
-
-/// The last text of the last answer in `turns`.
-fn last_answer(turns: &[crate::knowledge::model::Turn]) -> Option<&Text> {
-    turns.iter().rev().find_map(|t| match t {
-        crate::knowledge::model::Turn::Assistant { blocks, .. } => {
-            blocks.iter().rev().find_map(|b| match b {
-                crate::knowledge::model::Block::Text(text) => Some(text),
-                _ => None,
-            })
-        }
-        _ => None,
-    })
-}
-
-/// A text's first paragraph that is not a heading.
-fn first_paragraph(text: &str) -> &str {
-    text.split("\n\n")
-        .map(str::trim)
-        .find(|p| !p.is_empty() && !p.starts_with('#'))
-        .unwrap_or(text)
-}
-
-/// The first text of the first answer in `turns`.
-fn first_answer(turns: &[crate::knowledge::model::Turn]) -> Option<&Text> {
-    turns.iter().find_map(|t| match t {
-        crate::knowledge::model::Turn::Assistant { blocks, .. } => {
-            blocks.iter().find_map(|b| match b {
-                crate::knowledge::model::Block::Text(text) => Some(text),
-                _ => None,
-            })
-        }
-        _ => None,
-    })
 }
 
 /// What a line says about its session besides the conversation: ids, the
