@@ -378,7 +378,7 @@ impl Renderer {
 /// files and the search index. Returns the number of files.
 pub fn render(
     site: &Site<'_>,
-    search_docs: Vec<crate::site::search::Doc>,
+    search_docs: Vec<crate::site::search::Packed>,
     r: &Renderer,
     stager: &Stager<'_>,
 ) -> Result<usize, Error> {

@@ -109,14 +109,14 @@ fn memory_page<'m>(l: &Links<'m>, i: usize) -> Page<'m> {
 }
 
 /// The search documents of the memories.
-pub(super) fn search_docs(l: &Links<'_>) -> Vec<crate::site::search::Doc> {
+pub(super) fn search_docs(l: &Links<'_>) -> Vec<crate::site::search::Packed> {
     l.model
         .memories
         .iter()
         .enumerate()
         .map(|(i, m)| {
             let project = l.projects.get(&l.memory_project[i]);
-            crate::site::search::memory_doc(
+            let doc = crate::site::search::memory_doc(
                 m,
                 &l.memory_href[i],
                 project.map(|p| p.name.as_str()),
@@ -124,7 +124,8 @@ pub(super) fn search_docs(l: &Links<'_>) -> Vec<crate::site::search::Doc> {
                     .and_then(|p| p.last_active)
                     .map(|t| t.timestamp())
                     .unwrap_or(0),
-            )
+            );
+            crate::site::search::Packed::new(&doc)
         })
         .collect()
 }

@@ -102,7 +102,7 @@ pub struct Site<'m> {
     /// vector of all pages made by joining them held both at once.
     pub session_pages: Vec<Page<'m>>,
     /// What the search index holds: one document per memory and session page.
-    pub search_docs: Vec<crate::site::search::Doc>,
+    pub search_docs: Vec<crate::site::search::Packed>,
     pub skips: Vec<Skip>,
     pub projects: usize,
     pub sessions: usize,

@@ -181,15 +181,15 @@ fn history_rows(l: &Links<'_>, p: &Project) -> Vec<HistoryRow> {
 
 /// A search document per project with prompts known only from history:
 /// they are found like any session's, and lead to the project page.
-pub(super) fn history_docs(l: &Links<'_>) -> Vec<crate::site::search::Doc> {
-    use crate::site::search::{Doc, DocKind};
+pub(super) fn history_docs(l: &Links<'_>) -> Vec<crate::site::search::Packed> {
+    use crate::site::search::{Doc, DocKind, Packed};
     let model = l.model;
     l.projects
         .values()
         .filter(|p| !p.history.is_empty())
         .map(|p| {
             let last = p.history.iter().map(|&h| model.history[h].ts).max();
-            Doc {
+            Packed::new(&Doc {
                 kind: DocKind::Session,
                 title: format!("Prompts in {} (from history)", p.name),
                 headings: Vec::new(),
@@ -207,7 +207,7 @@ pub(super) fn history_docs(l: &Links<'_>) -> Vec<crate::site::search::Doc> {
                     .map(|&h| ("#history".to_string(), model.history[h].display.to_string()))
                     .collect(),
                 outputs: Vec::new(),
-            }
+            })
         })
         .collect()
 }

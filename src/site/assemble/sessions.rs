@@ -106,7 +106,7 @@ const BATCH: usize = 8192;
 pub(super) fn pages<'m>(
     l: &Links<'m>,
     setup: &super::setup::Paths<'m>,
-    docs: &mut Vec<crate::site::search::Doc>,
+    docs: &mut Vec<crate::site::search::Packed>,
 ) -> Result<SessionPages<'m>, crate::Error> {
     use rayon::prelude::*;
     // Most sessions have one page: room for that, exactly (doubling a
@@ -120,7 +120,7 @@ pub(super) fn pages<'m>(
             .map(|&i| lay_out(l, i))
             .collect::<Result<_, crate::Error>>()?;
         for (&i, (spans, doc, agents, found)) in batch.iter().zip(laid_out) {
-            docs.push(doc);
+            docs.push(crate::site::search::Packed::new(&doc));
             if !found.is_empty() {
                 changes.push((i, found));
             }

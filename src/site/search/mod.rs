@@ -15,11 +15,11 @@
 pub mod spec;
 
 use crate::knowledge::model::{Memory, Session, Turn};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use spec::SPEC;
 
 /// What a search document is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DocKind {
     /// A memory page: ranks above sessions at equal scores.
     #[serde(rename = "m")]
@@ -29,35 +29,63 @@ pub enum DocKind {
 }
 
 /// One searchable page.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Doc {
     #[serde(rename = "k")]
     pub kind: DocKind,
     #[serde(rename = "t")]
     pub title: String,
     /// Markdown headings of its text (`## Rollback`), at most [`HEADINGS`].
-    #[serde(rename = "h", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "h", skip_serializing_if = "Vec::is_empty", default)]
     pub headings: Vec<String>,
     /// Page path relative to the site root.
     #[serde(rename = "u")]
     pub url: String,
-    #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "p", skip_serializing_if = "Option::is_none", default)]
     pub project: Option<String>,
-    #[serde(rename = "d", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "d", skip_serializing_if = "Option::is_none", default)]
     pub date: Option<String>,
     /// Seconds since the epoch, for "newest first" among equal scores.
     #[serde(rename = "s")]
     pub sort: i64,
     /// Tool names with how often each was called.
-    #[serde(rename = "n", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "n", skip_serializing_if = "Vec::is_empty", default)]
     pub tools: Vec<(String, u64)>,
-    #[serde(rename = "f", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "f", skip_serializing_if = "Vec::is_empty", default)]
     pub paths: Vec<String>,
     /// Text blocks with the anchor of the turn they are in.
-    #[serde(rename = "x", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "x", skip_serializing_if = "Vec::is_empty", default)]
     pub texts: Vec<(String, String)>,
-    #[serde(rename = "o", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "o", skip_serializing_if = "Vec::is_empty", default)]
     pub outputs: Vec<String>,
+}
+
+/// A document as the index holds it: its shard and its JSON (made safe
+/// for a script), encoded once, when the document is made. A hundred
+/// thousand documents held as structures of strings took twice the room.
+#[derive(Debug, Clone)]
+pub struct Packed {
+    shard: Box<str>,
+    json: Box<str>,
+}
+
+impl Packed {
+    pub fn new(d: &Doc) -> Packed {
+        let shard = match d.kind {
+            DocKind::Knowledge => "knowledge".into(),
+            DocKind::Session => shard_key(d.project.as_deref()).into(),
+        };
+        let json = serde_json::to_string(d).unwrap_or_default();
+        Packed {
+            shard,
+            json: crate::base::text::json_for_script(&json).into(),
+        }
+    }
+
+    /// The document again, to rank it here rather than in the page.
+    pub fn doc(&self) -> Option<Doc> {
+        serde_json::from_str(&self.json).ok()
+    }
 }
 
 /// How much of a session a search document holds: the page index must stay
@@ -373,7 +401,7 @@ pub fn shard_key(project: Option<&str>) -> String {
 /// Index files for the page: `search/index.js` lists the shards; each shard
 /// calls `ccwikiSearch.add([...])`. Knowledge is one shard, each project's
 /// sessions another, split so no shard exceeds about `shard_bytes`.
-pub fn index_files(docs: &[Doc], shard_bytes: usize) -> Vec<(String, Vec<u8>)> {
+pub fn index_files(docs: &[Packed], shard_bytes: usize) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     let _ = write_index(docs, shard_bytes, |path, bytes| {
         files.push((path.to_string(), bytes.to_vec()));
@@ -385,27 +413,21 @@ pub fn index_files(docs: &[Doc], shard_bytes: usize) -> Vec<(String, Vec<u8>)> {
 /// [`index_files`], handing each file to `emit` as soon as it is complete,
 /// so that the whole index is never in memory at once.
 pub fn write_index<E>(
-    docs: &[Doc],
+    docs: &[Packed],
     shard_bytes: usize,
     mut emit: impl FnMut(&str, &[u8]) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut groups: std::collections::BTreeMap<String, Vec<&Doc>> = Default::default();
+    let mut groups: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
     for d in docs {
-        let key = match d.kind {
-            DocKind::Knowledge => "knowledge".to_string(),
-            DocKind::Session => shard_key(d.project.as_deref()),
-        };
-        groups.entry(key).or_default().push(d);
+        groups.entry(&d.shard).or_default().push(&d.json);
     }
     let mut names = Vec::new();
     for (key, docs) in groups {
         let mut part = 0;
         let mut body = String::new();
-        for d in docs {
-            let json =
-                crate::base::text::json_for_script(&serde_json::to_string(d).unwrap_or_default());
+        for json in docs {
             if !body.is_empty() && body.len() + json.len() > shard_bytes {
-                let name = shard_name(&key, part);
+                let name = shard_name(key, part);
                 emit(&format!("search/{name}.js"), close_shard(body).as_bytes())?;
                 names.push(name);
                 part += 1;
@@ -416,10 +438,10 @@ pub fn write_index<E>(
             } else {
                 ",\n"
             });
-            body.push_str(&json);
+            body.push_str(json);
         }
         if !body.is_empty() {
-            let name = shard_name(&key, part);
+            let name = shard_name(key, part);
             emit(&format!("search/{name}.js"), close_shard(body).as_bytes())?;
             names.push(name);
         }
@@ -561,7 +583,9 @@ mod tests {
             docs.push(d);
         }
         docs.push(doc(DocKind::Knowledge, 0, "k"));
-        let files = index_files(&docs, 3000);
+        let packed: Vec<Packed> = docs.iter().map(Packed::new).collect();
+        assert_eq!(packed[1].doc().map(|d| d.url), Some(docs[1].url.clone()));
+        let files = index_files(&packed, 3000);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         assert!(names.contains(&"search/index.js"));
         assert!(names.contains(&"search/knowledge.js"));
