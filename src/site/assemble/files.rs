@@ -134,8 +134,8 @@ impl LoadedFile<'_> {
                         time: date_time(c.found.ts),
                         tool: &call.name,
                         session: Link {
-                            title: c.session_title.clone(),
-                            href: c.found.href.clone(),
+                            title: c.session_title.as_str().into(),
+                            href: c.found.href.as_str().into(),
                         },
                         diff: super::diff::diff(&p.path, &call.edits),
                     })
@@ -200,7 +200,7 @@ fn gather(l: &Links<'_>, found: Vec<(usize, Vec<Found>)>) -> Files {
             continue;
         }
         let session = Link {
-            title: s.title(),
+            title: s.title().into(),
             href: l.session_href[i].clone().unwrap_or_default(),
         };
         for b in &s.setup.backups {

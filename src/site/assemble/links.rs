@@ -20,6 +20,8 @@ pub(super) struct Project {
     /// The normalised `cwd` (the key it is filed under).
     pub path: String,
     pub href: String,
+    /// Its name and page, shared by every page that links to it.
+    pub link: Link,
     pub sessions: Vec<usize>,
     pub memories: Vec<usize>,
     /// Prompts of `history.jsonl` (indexes, oldest first) whose session has
@@ -86,7 +88,7 @@ pub(super) fn memory_section(kind: &MemoryKind) -> &'static str {
 }
 
 /// The first page of each session that has a project (one to show).
-fn session_hrefs(model: &Knowledge, session_project: &[Option<String>]) -> Vec<Option<String>> {
+fn session_hrefs(model: &Knowledge, session_project: &[Option<String>]) -> Vec<Option<Arc<str>>> {
     let mut session_slugs = SlugSet::default();
     model
         .sessions
@@ -98,6 +100,7 @@ fn session_hrefs(model: &Knowledge, session_project: &[Option<String>]) -> Vec<O
                     "sessions/{}/index.html",
                     session_slugs.claim(short_id(&s.id))
                 )
+                .into()
             })
         })
         .collect()
@@ -117,7 +120,7 @@ pub(super) struct Links<'m> {
     pub memory_project: Vec<String>,
     pub memory_href: Vec<String>,
     /// The first page of each session that has one.
-    pub session_href: Vec<Option<String>>,
+    pub session_href: Vec<Option<Arc<str>>>,
     sessions_by_id: HashMap<&'m str, usize>,
     /// Sessions with a page, newest first.
     pub sessions: Vec<usize>,
@@ -154,6 +157,10 @@ impl<'m> Links<'m> {
                 .chain(history)
                 .max();
             p.href = format!("projects/{}/index.html", project_slugs.claim(&p.name));
+            p.link = Link {
+                title: p.name.as_str().into(),
+                href: p.href.as_str().into(),
+            };
         }
         let mut memory_project = vec![String::new(); model.memories.len()];
         for (key, p) in &projects {
@@ -216,17 +223,17 @@ impl<'m> Links<'m> {
     }
 
     pub fn project_link(&self, key: &str) -> Option<Link> {
-        self.projects.get(key).map(|p| Link {
-            title: p.name.clone(),
-            href: p.href.clone(),
-        })
+        self.projects.get(key).map(|p| p.link.clone())
     }
 
     /// The page of the session with this id, if it has one.
     pub fn session_link(&self, id: &str) -> Option<Link> {
-        self.sessions_by_id.get(id).map(|&i| Link {
-            title: self.model.sessions[i].title(),
-            href: self.session_href[i].clone().unwrap_or_default(),
+        self.sessions_by_id.get(id).map(|&i| {
+            let row = self.session_row(i);
+            Link {
+                title: row.title.clone(),
+                href: row.href.clone(),
+            }
         })
     }
 
@@ -275,7 +282,7 @@ impl<'m> Links<'m> {
         let title = s.title();
         SessionRow {
             digest: self.digest(i, &title),
-            title,
+            title: title.into(),
             href: self.session_href[i].clone().unwrap_or_default(),
             date: date_time(s.started),
             project: self.session_project[i]

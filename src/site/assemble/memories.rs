@@ -99,8 +99,8 @@ fn memory_page<'m>(l: &Links<'m>, i: usize) -> Page<'m> {
             backlinks: l.backlinks[i]
                 .iter()
                 .map(|(t, h)| Link {
-                    title: t.clone(),
-                    href: h.clone(),
+                    title: t.as_str().into(),
+                    href: h.as_str().into(),
                 })
                 .collect(),
             source: format!("projects/{}/memory/{}.md", m.project_dir, m.stem),

@@ -82,7 +82,7 @@ impl Page<'_> {
     pub fn project(&self) -> Option<&str> {
         match &self.view {
             View::Project(p) => Some(&p.name),
-            View::Session(s) => s.project.as_ref().map(|l| l.title.as_str()),
+            View::Session(s) => s.project.as_ref().map(|l| &*l.title),
             _ => None,
         }
     }

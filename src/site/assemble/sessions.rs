@@ -31,16 +31,16 @@ pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
     let split = split_groups(months, LIST_ROWS);
     let n = split.len();
     let link = |i: usize| Link {
-        title: part_title("Sessions", i, n),
-        href: session_page_href("sessions/index.html", i),
+        title: part_title("Sessions", i, n).into(),
+        href: session_page_href("sessions/index.html", i).into(),
     };
     split
         .into_iter()
         .enumerate()
         .map(|(i, months)| Page {
-            path: link(i).href,
+            path: session_page_href("sessions/index.html", i),
             template: "list.html",
-            title: link(i).title,
+            title: part_title("Sessions", i, n),
             section: "sessions",
             view: View::List(Box::new(ListView {
                 kind: "sessions",
@@ -267,7 +267,7 @@ pub struct SessionPage<'m> {
     span: PageSpan,
     page: usize,
     pages: usize,
-    first_href: String,
+    first_href: Arc<str>,
     /// Which call started which sub-agent (shared by the session's pages).
     agents: Arc<AgentLinks>,
     extra: Arc<Extra<'m>>,
@@ -379,8 +379,8 @@ impl LoadedPage<'_> {
             *continued = false;
         }
         let link = |n: usize| Link {
-            title: format!("Page {}", n + 1),
-            href: session_page_href(&p.first_href, n),
+            title: format!("Page {}", n + 1).into(),
+            href: session_page_href(&p.first_href, n).into(),
         };
         let title = s.title();
         let summary = s.titles.summary.as_deref().filter(|sum| *sum != title);

@@ -163,12 +163,12 @@ impl<'m> Paths<'m> {
                 let it = &self.items[n];
                 Link {
                     title: match it.kind {
-                        SetupKind::Agent => format!("agent {}", it.name),
-                        SetupKind::Skill => format!("skill {}", it.name),
-                        SetupKind::Instructions => short_path(it.name).to_string(),
-                        _ => it.name.to_string(),
+                        SetupKind::Agent => format!("agent {}", it.name).into(),
+                        SetupKind::Skill => format!("skill {}", it.name).into(),
+                        SetupKind::Instructions => short_path(it.name).into(),
+                        _ => it.name.into(),
                     },
-                    href: it.href.clone(),
+                    href: it.href.as_str().into(),
                 }
             })
             .collect()

@@ -9,6 +9,7 @@ use super::{Page, View};
 use crate::knowledge::model::{one_line, short_id};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Sessions per month, oldest to newest, for the activity charts.
 pub(super) fn activity(l: &Links<'_>) -> Vec<MonthBar> {
@@ -63,8 +64,8 @@ pub(super) fn pages<'m>(l: &Links<'m>, activity: &[MonthBar]) -> Vec<Page<'m>> {
                 .map(|(date, entries)| TimelineDay { date, entries })
                 .collect();
             let link = Link {
-                title: part_title(&month, i, n),
-                href: session_page_href(&format!("timeline/{month}/index.html"), i),
+                title: part_title(&month, i, n).into(),
+                href: session_page_href(&format!("timeline/{month}/index.html"), i).into(),
             };
             let part = (n > 1).then(|| format!("page {} of {n}", i + 1));
             parts.push((month.clone(), part, days, link));
@@ -89,7 +90,7 @@ pub(super) fn pages<'m>(l: &Links<'m>, activity: &[MonthBar]) -> Vec<Page<'m>> {
             ));
         }
         pages.push(timeline_page(
-            link.href,
+            link.href.to_string(),
             format!("Timeline {}", link.title),
             view,
         ));
@@ -139,7 +140,7 @@ fn entries(l: &Links<'_>) -> BTreeMap<String, DayMap> {
     let model = l.model;
     let project_link = |cwd: &str| l.project_link(&project_key(cwd));
     let mut months: BTreeMap<String, DayMap> = BTreeMap::new();
-    let mut add = |ts: DateTime<Utc>, kind: &'static str, text: String, project, session| {
+    let mut add = |ts: DateTime<Utc>, kind: &'static str, text: Arc<str>, project, session| {
         months
             .entry(month_key(ts))
             .or_default()
@@ -160,7 +161,7 @@ fn entries(l: &Links<'_>) -> BTreeMap<String, DayMap> {
         add(
             h.ts,
             "prompt",
-            one_line(&h.display, 200),
+            one_line(&h.display, 200).into(),
             h.project.as_deref().and_then(project_link),
             h.session_id.as_deref().and_then(|id| l.session_link(id)),
         );
@@ -189,7 +190,7 @@ fn entries(l: &Links<'_>) -> BTreeMap<String, DayMap> {
         add(
             ts,
             "start",
-            format!("Session {} started{from}", short_id(&st.session_id)),
+            format!("Session {} started{from}", short_id(&st.session_id)).into(),
             st.cwd.as_deref().and_then(project_link),
             l.session_link(&st.session_id),
         );

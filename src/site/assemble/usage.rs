@@ -202,7 +202,12 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
         .iter()
         .filter_map(|(key, u)| {
             let link: Link = l.project_link(key)?;
-            Some(row(&l.model.prices, link.title, Some(link.href), u))
+            Some(row(
+                &l.model.prices,
+                link.title.to_string(),
+                Some(link.href.to_string()),
+                u,
+            ))
         })
         .collect();
     projects.sort_by_key(|r| std::cmp::Reverse(r.tokens));

@@ -5,11 +5,14 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// A link to another page: `href` is relative to the site root; templates
-/// prefix it with `root` so every link is relative.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+/// prefix it with `root` so every link is relative. Its texts are shared:
+/// a session's or a project's link appears on many pages (a hundred
+/// thousand sessions' links, copied into every list and day that shows
+/// them, took tens of megabytes).
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
 pub struct Link {
-    pub title: String,
-    pub href: String,
+    pub title: Arc<str>,
+    pub href: Arc<str>,
 }
 
 /// Totals shown on the home page and in the footer of lists.
@@ -59,8 +62,8 @@ pub struct MemoryCard<'m> {
 /// One session in a list.
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionRow {
-    pub title: String,
-    pub href: String,
+    pub title: Arc<str>,
+    pub href: Arc<str>,
     pub date: Option<String>,
     pub project: Option<Link>,
     pub prompts: u64,
@@ -264,7 +267,7 @@ pub struct TimelineEntry {
     pub time: String,
     /// `prompt` (from history) or `start` (a session began).
     pub kind: &'static str,
-    pub text: String,
+    pub text: Arc<str>,
     pub project: Option<Link>,
     pub session: Option<Link>,
 }
