@@ -138,16 +138,27 @@ pub fn one_line(text: &str, max: usize) -> String {
 /// ever occur inside JSON strings, where the escape means the same.
 pub fn json_for_script(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
+    // Clean runs are copied whole (a search index is megabytes of text);
+    // U+2028 and U+2029 are the bytes E2 80 A8 and E2 80 A9.
+    let bytes = json.as_bytes();
+    let mut copied = 0;
+    for (i, b) in bytes.iter().enumerate() {
+        let escape = match b {
+            b'<' => "\\u003c",
+            b'>' => "\\u003e",
+            b'&' => "\\u0026",
+            0xE2 if bytes.get(i + 1) == Some(&0x80) => match bytes.get(i + 2) {
+                Some(0xA8) => "\\u2028",
+                Some(0xA9) => "\\u2029",
+                _ => continue,
+            },
+            _ => continue,
+        };
+        out.push_str(&json[copied..i]);
+        out.push_str(escape);
+        copied = i + if *b == 0xE2 { 3 } else { 1 };
     }
+    out.push_str(&json[copied..]);
     out
 }
 
@@ -206,6 +217,40 @@ mod tests {
         assert!(!safe.contains('\u{2028}'));
         let back: String = serde_json::from_str(&safe).unwrap();
         assert_eq!(back, "<script>alert(1)</script> & \u{2028}");
+    }
+
+    proptest::proptest! {
+        /// Escaped as one character at a time would, at any place, beside
+        /// any other character (others starting with E2 too: `€`, `…`).
+        #[test]
+        fn script_json_escapes_exactly_the_five(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just("<".to_string()),
+                    proptest::strategy::Just(">".to_string()),
+                    proptest::strategy::Just("&".to_string()),
+                    proptest::strategy::Just("\u{2028}".to_string()),
+                    proptest::strategy::Just("\u{2029}".to_string()),
+                    proptest::strategy::Just("€…\u{2027}".to_string()),
+                    ".{0,12}",
+                ],
+                0..24,
+            )
+        ) {
+            let json = parts.concat();
+            let expected: String = json
+                .chars()
+                .map(|c| match c {
+                    '<' => "\\u003c".to_string(),
+                    '>' => "\\u003e".to_string(),
+                    '&' => "\\u0026".to_string(),
+                    '\u{2028}' => "\\u2028".to_string(),
+                    '\u{2029}' => "\\u2029".to_string(),
+                    c => c.to_string(),
+                })
+                .collect();
+            proptest::prop_assert_eq!(json_for_script(&json), expected);
+        }
     }
 
     #[test]
