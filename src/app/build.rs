@@ -323,7 +323,15 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.notes = loaded.notes;
     report.archive = loaded.archive;
 
-    let mut site = timed(&mut report, "assemble", || assemble::assemble(&model))?;
+    let layouts = if opts.cache {
+        assemble::Layouts::open(&opts.out, opts.cache_dir.as_deref())
+    } else {
+        assemble::Layouts::disabled()
+    };
+    let mut site = timed(&mut report, "assemble", || {
+        assemble::assemble_with(&model, &layouts)
+    })?;
+    layouts.save();
     count(&mut report, &site, &model);
 
     opts.progress.report("rendering", 0, 0);

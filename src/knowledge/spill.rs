@@ -189,6 +189,17 @@ impl Turns {
         self.len == 0
     }
 
+    /// Bytes the stored turns take encoded (held turns count nothing).
+    pub fn stored_bytes(&self) -> u64 {
+        self.pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Stored { bytes, .. } => u64::from(*bytes),
+                Piece::Held(_) => 0,
+            })
+            .sum()
+    }
+
     /// Put `other`'s turns after these.
     pub fn append(&mut self, other: Turns) {
         self.len += other.len;

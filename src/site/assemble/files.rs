@@ -12,20 +12,20 @@ use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
 
 /// A call that changed a file, where its session's turns hold it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Found {
     /// The file, as the call named it (redacted).
     pub path: String,
     pub turn: usize,
     pub block: usize,
     pub ts: Option<DateTime<Utc>>,
-    /// The session page the turn is on.
-    pub href: String,
+    /// The page of the session (0 for the first) the turn is on.
+    pub page: usize,
 }
 
-/// The calls of `turns` that changed a file; `page_of` gives the page
-/// (href) a turn is on.
-pub fn found_in(turns: &[Turn], page_of: impl Fn(usize) -> String) -> Vec<Found> {
+/// The calls of `turns` that changed a file; `page_of` gives the page a
+/// turn is on.
+pub fn found_in(turns: &[Turn], page_of: impl Fn(usize) -> usize) -> Vec<Found> {
     let mut out = Vec::new();
     for (t, turn) in turns.iter().enumerate() {
         let Turn::Assistant { ts, blocks, .. } = turn else {
@@ -39,7 +39,7 @@ pub fn found_in(turns: &[Turn], page_of: impl Fn(usize) -> String) -> Vec<Found>
                         turn: t,
                         block: b,
                         ts: *ts,
-                        href: page_of(t),
+                        page: page_of(t),
                     });
                 }
             }
@@ -54,6 +54,8 @@ struct ChangeRef {
     session: usize,
     session_title: String,
     found: Found,
+    /// The session page the change is on.
+    href: String,
 }
 
 /// One file page, its changes still in the spill.
@@ -112,7 +114,7 @@ impl FilePage<'_> {
         }
         self.changes.iter().all(|c| {
             let s = &self.model.sessions[c.session];
-            (c.found.block, c.found.ts, &c.session_title, &c.found.href).hash(h);
+            (c.found.block, c.found.ts, &c.session_title, &c.href).hash(h);
             s.turns.identity(c.found.turn..c.found.turn + 1, h)
         })
     }
@@ -135,7 +137,7 @@ impl LoadedFile<'_> {
                         tool: &call.name,
                         session: Link {
                             title: c.session_title.as_str().into(),
-                            href: c.found.href.as_str().into(),
+                            href: c.href.as_str().into(),
                         },
                         diff: super::diff::diff(&p.path, &call.edits),
                     })
@@ -182,11 +184,13 @@ fn gather(l: &Links<'_>, found: Vec<(usize, Vec<Found>)>) -> Files {
             continue;
         };
         let title = l.model.sessions[session].title();
+        let first = l.session_href[session].as_deref().unwrap_or_default();
         for f in calls {
             let entry = files.entry((key.clone(), f.path.clone())).or_default();
             entry.0.push(ChangeRef {
                 session,
                 session_title: title.clone(),
+                href: super::paging::session_page_href(first, f.page),
                 found: f,
             });
         }

@@ -15,6 +15,7 @@ mod diff;
 mod files;
 mod format;
 mod home;
+mod layouts;
 mod links;
 mod memories;
 mod paging;
@@ -32,6 +33,7 @@ use views::*;
 
 pub use files::{FilePage, LoadedFile};
 pub use format::duration;
+pub use layouts::Layouts;
 pub use links::project_key;
 pub use memories::split_skill;
 pub use paging::{
@@ -123,6 +125,15 @@ impl<'m> Site<'m> {
 
 /// Assemble the site from the (already redacted) model.
 pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
+    assemble_with(model, &Layouts::disabled())
+}
+
+/// [`assemble`], with the sessions' layouts of the last build (see
+/// [`Layouts`]); this build's are left in `layouts` for the next.
+pub fn assemble_with<'m>(
+    model: &'m Knowledge,
+    layouts: &Layouts,
+) -> Result<Site<'m>, crate::Error> {
     let mut skips = Vec::new();
     let l = links::Links::new(model, &mut skips);
     let cards = projects::cards(&l);
@@ -132,7 +143,7 @@ pub fn assemble(model: &Knowledge) -> Result<Site<'_>, crate::Error> {
     // for them: appended later, a hundred thousand were held twice.
     let mut search_docs = memories::search_docs(&l);
     search_docs.extend(projects::history_docs(&l));
-    let (session_pages, changes) = sessions::pages(&l, &setup, &mut search_docs)?;
+    let (session_pages, changes) = sessions::pages(&l, &setup, layouts, &mut search_docs)?;
     let (file_pages, file_lists) = files::pages(&l, changes);
     let mut pages = home::pages(&l, &cards, &activity);
     pages.extend(projects::pages(&l, &cards, file_lists));

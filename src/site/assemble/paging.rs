@@ -51,7 +51,7 @@ pub struct Paging {
 }
 
 /// Which call started which sub-agent, and where each is.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct AgentLinks {
     /// A starting call's prompt key → the sub-agent's index.
     pub by_key: std::collections::HashMap<u64, usize>,
@@ -179,7 +179,7 @@ impl Paging {
 }
 
 /// The turns and sub-agents one page of a session shows.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PageSpan {
     pub(super) turns: std::ops::Range<usize>,
     pub(super) subagents: std::ops::Range<usize>,

@@ -2,10 +2,10 @@
 //! the spill only when a page is rendered.
 
 use super::format::{clock, date_time, duration, month_key};
+use super::layouts::Layouts;
 use super::links::Links;
 use super::paging::{
-    paginate, part_title, session_page_href, split_groups, turn_anchors_from, AgentLinks, PageSpan,
-    LIST_ROWS,
+    part_title, session_page_href, split_groups, turn_anchors_from, AgentLinks, PageSpan, LIST_ROWS,
 };
 use super::projects::tool_counts;
 use super::views::{
@@ -62,32 +62,23 @@ pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
 /// started which sub-agent, and the calls that changed a file.
 type LaidOut = (
     Vec<PageSpan>,
-    crate::site::search::Doc,
+    crate::site::search::Packed,
     Arc<AgentLinks>,
     Vec<super::files::Found>,
 );
 
-fn lay_out(l: &Links<'_>, i: usize) -> Result<LaidOut, crate::Error> {
+fn lay_out(l: &Links<'_>, layouts: &Layouts, i: usize) -> Result<LaidOut, crate::Error> {
     let model = l.model;
     let s = &model.sessions[i];
-    let (turns, agents) = model.spill.load_session(s)?;
-    let paging = paginate(&turns, &agents);
-    let links = AgentLinks::new(&turns, s.subagents.iter().map(|a| a.prompt_key), &paging);
+    let layout = layouts.get(s, &model.spill)?;
     let project = l.session_project[i]
         .as_deref()
         .and_then(|k| l.projects.get(k))
         .map(|p| p.name.as_str());
     let first = l.session_href[i].as_deref().unwrap_or_default();
-    let doc = crate::site::search::session_doc(s, &turns, &agents, first, project, &paging);
-    let spans = paging.spans(&turns);
-    let found = super::files::found_in(&turns, |t| {
-        let page = spans
-            .iter()
-            .position(|sp| sp.turns.contains(&t))
-            .unwrap_or(0);
-        session_page_href(first, page)
-    });
-    Ok((spans, doc, Arc::new(links), found))
+    let doc = crate::site::search::session_doc(s, layout.texts, first, project);
+    let doc = crate::site::search::Packed::new(&doc);
+    Ok((layout.spans, doc, Arc::new(layout.agents), layout.found))
 }
 
 /// Every session's pages, and the calls that changed a file (session
@@ -106,6 +97,7 @@ const BATCH: usize = 8192;
 pub(super) fn pages<'m>(
     l: &Links<'m>,
     setup: &super::setup::Paths<'m>,
+    layouts: &Layouts,
     docs: &mut Vec<crate::site::search::Packed>,
 ) -> Result<SessionPages<'m>, crate::Error> {
     use rayon::prelude::*;
@@ -117,10 +109,10 @@ pub(super) fn pages<'m>(
     for batch in l.sessions.chunks(BATCH) {
         let laid_out: Vec<LaidOut> = batch
             .par_iter()
-            .map(|&i| lay_out(l, i))
+            .map(|&i| lay_out(l, layouts, i))
             .collect::<Result<_, crate::Error>>()?;
         for (&i, (spans, doc, agents, found)) in batch.iter().zip(laid_out) {
-            docs.push(crate::site::search::Packed::new(&doc));
+            docs.push(doc);
             if !found.is_empty() {
                 changes.push((i, found));
             }

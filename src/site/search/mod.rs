@@ -106,16 +106,14 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// The search document of a session page.
+/// The search document of a session page, with `texts` from its turns
+/// (see [`session_texts`]).
 pub fn session_doc(
     s: &Session,
-    turns: &[Turn],
-    agents: &[Vec<Turn>],
+    texts: Vec<(String, String)>,
     url: &str,
     project: Option<&str>,
-    paging: &crate::site::assemble::Paging,
 ) -> Doc {
-    let texts = session_texts(turns, agents, paging);
     Doc {
         kind: DocKind::Session,
         title: s.title(),
@@ -144,7 +142,7 @@ pub fn session_doc(
 /// The text blocks of a session's search document, each with the anchor of
 /// its turn, within [`TEXT_CHARS`] in all: prompts first (they say what a
 /// session was about), then the answers, then the sub-agents' answers.
-fn session_texts(
+pub fn session_texts(
     turns: &[Turn],
     agents: &[Vec<Turn>],
     paging: &crate::site::assemble::Paging,
