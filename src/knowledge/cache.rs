@@ -24,7 +24,7 @@ use crate::base::stored;
 use crate::knowledge::extract::{FileDigest, ReaderState, Shelved};
 use crate::knowledge::pack::{Packs, Slot};
 use crate::knowledge::redact::Redactor;
-use crate::knowledge::spill::{encode_chunks, Chunk, Spill};
+use crate::knowledge::spill::{chunk_intact, decode_chunk, encode_chunks, Chunk, Spill};
 use crate::source::discover::TranscriptFile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -249,7 +249,11 @@ impl Cache {
         spill: &Spill,
     ) -> Option<FileDigest> {
         let mut state = self.state(e)?;
-        if !state.turns_intact(&self.packs.read(&e.turns)?) {
+        let intact = state
+            .stored_chunks()?
+            .iter()
+            .all(|c| self.chunk(e, c).is_some_and(|b| chunk_intact(&b, c)));
+        if !intact {
             return None;
         }
         let shelf = spill.shelf(&self.packs.path(&e.turns.pack)?)?;
@@ -265,8 +269,22 @@ impl Cache {
     fn state_with_turns(&self, e: &Entry) -> Option<ReaderState> {
         let mut state = self.state(e)?;
         state
-            .restore_turns(&self.packs.read(&e.turns)?)
+            .restore_turns(|c| decode_chunk(&self.chunk(e, c)?, c))
             .then_some(state)
+    }
+
+    /// The bytes of chunk `c` of `e`'s turns, read one chunk at a time: a
+    /// long session's turns are tens of megabytes.
+    fn chunk(&self, e: &Entry, c: &Chunk) -> Option<Vec<u8>> {
+        let len = u64::from(c.bytes);
+        if c.offset.checked_add(len)? > e.turns.len {
+            return None;
+        }
+        self.packs.read(&Slot {
+            pack: e.turns.pack.clone(),
+            offset: e.turns.offset + c.offset,
+            len,
+        })
     }
 
     fn finish(

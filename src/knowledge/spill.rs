@@ -106,33 +106,22 @@ pub fn encode_chunks(
     Ok(())
 }
 
-/// True when every chunk of `chunks` lies in `area` with the bytes its
-/// hash says: an area read back from disk is what was written.
-pub fn chunks_intact(area: &[u8], chunks: &[Chunk]) -> bool {
-    chunks
-        .iter()
-        .all(|c| chunk_bytes(area, c).is_some_and(|b| crate::base::hash::hash_bytes(b) == c.hash))
+/// True when `bytes`, read back from disk, are `c` as it was written.
+pub fn chunk_intact(bytes: &[u8], c: &Chunk) -> bool {
+    bytes.len() == c.bytes as usize && crate::base::hash::hash_bytes(bytes) == c.hash
 }
 
-fn chunk_bytes<'a>(area: &'a [u8], c: &Chunk) -> Option<&'a [u8]> {
-    let start = usize::try_from(c.offset).ok()?;
-    area.get(start..start.checked_add(c.bytes as usize)?)
-}
-
-/// The turns of `chunks`, decoded from `area`; None when the area does not
-/// hold them (see [`chunks_intact`]).
-pub fn decode_chunks(area: &[u8], chunks: &[Chunk]) -> Option<Vec<Turn>> {
-    let mut out = Vec::with_capacity(chunks.iter().map(|c| c.turns as usize).sum());
-    for c in chunks {
-        let mut bytes = chunk_bytes(area, c)?;
-        if crate::base::hash::hash_bytes(bytes) != c.hash {
-            return None;
-        }
-        for _ in 0..c.turns {
-            let (turn, used): (Turn, usize) = stored::decode_prefix(bytes).ok()?;
-            bytes = &bytes[used..];
-            out.push(turn);
-        }
+/// The turns of chunk `c`, decoded from `bytes`; None when they are not
+/// the chunk as it was written.
+pub fn decode_chunk(mut bytes: &[u8], c: &Chunk) -> Option<Vec<Turn>> {
+    if !chunk_intact(bytes, c) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(c.turns as usize);
+    for _ in 0..c.turns {
+        let (turn, used): (Turn, usize) = stored::decode_prefix(bytes).ok()?;
+        bytes = &bytes[used..];
+        out.push(turn);
     }
     Some(out)
 }

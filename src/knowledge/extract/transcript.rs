@@ -446,29 +446,33 @@ impl ReaderState {
             .collect();
     }
 
-    /// True when the state's turns were cached apart from it and `area`
-    /// holds them as they were written (see [`ReaderState::turns_stored`]).
-    pub fn turns_intact(&mut self, area: &[u8]) -> bool {
-        self.stored.len() == self.conversations().len()
-            && self
-                .stored
+    /// Every chunk of the turns cached apart from the state (see
+    /// [`ReaderState::turns_stored`]); None when it says of fewer
+    /// conversations than it has.
+    pub fn stored_chunks(&mut self) -> Option<Vec<Chunk>> {
+        (self.stored.len() == self.conversations().len()).then(|| {
+            self.stored
                 .iter()
-                .all(|s| crate::knowledge::spill::chunks_intact(area, &s.chunks))
+                .flat_map(|s| s.chunks.iter().copied())
+                .collect()
+        })
     }
 
     /// Put the turns cached apart from the state back into its
-    /// conversations, decoded from `area`, to read on; false when `area`
-    /// does not hold them.
-    pub fn restore_turns(&mut self, area: &[u8]) -> bool {
+    /// conversations, each chunk's turns from `read`, to read on; false
+    /// when one cannot be read.
+    pub fn restore_turns(&mut self, mut read: impl FnMut(&Chunk) -> Option<Vec<Turn>>) -> bool {
         let stored = std::mem::take(&mut self.stored);
         let mut conversations = self.conversations();
         if stored.len() != conversations.len() {
             return false;
         }
         for (c, s) in conversations.iter_mut().zip(stored) {
-            match crate::knowledge::spill::decode_chunks(area, &s.chunks) {
-                Some(turns) => c.turns = turns,
-                None => return false,
+            for chunk in &s.chunks {
+                match read(chunk) {
+                    Some(turns) => c.turns.extend(turns),
+                    None => return false,
+                }
             }
         }
         true
