@@ -400,3 +400,52 @@ fn states_stay_in_a_few_packs_however_many_builds() {
     );
     f.check("twelve builds of a growing session");
 }
+
+#[test]
+fn a_long_sessions_kept_layout_serves_only_while_its_turns_are_the_same() {
+    let f = Fixture::new();
+    let sid = "a8e4f019-62d7-4c3b-8e5a-1f09b7d3c2e8";
+    // Long enough for its layout to be kept (16 KB of turns and more).
+    let long: String = (0..50)
+        .map(|i| {
+            let words = "how do quokka buckets rotate their keys ".repeat(10);
+            prompt_line(
+                sid,
+                &format!("long-{i}"),
+                &format!("## Step {i}\n\n{words}"),
+            )
+        })
+        .collect();
+    append(&f.session(S2), &long);
+    f.check("a long session");
+    let layouts = common::test_cache()
+        .join(ccwiki::base::dirs::site_key(&f.out))
+        .join("layouts.bin");
+    let kept = fs::read(&layouts).expect("the long session's layout is kept");
+
+    // A new title, the same turns: the kept layout serves (the file is not
+    // written again), and the pages and search index show the new title.
+    append(
+        &f.session(S2),
+        &format!(
+            "{}\n",
+            serde_json::json!({"type":"custom-title","customTitle":"Quokka key rotation","sessionId":sid})
+        ),
+    );
+    f.check("a new title for the long session");
+    assert_eq!(fs::read(&layouts).unwrap(), kept, "laid out again");
+    let index = fs::read_to_string(f.out.join("search/sessions-tide-api.js")).unwrap();
+    assert!(index.contains("Quokka key rotation"));
+
+    // Other turns: laid out again, and the kept layout replaced.
+    append(
+        &f.session(S2),
+        &prompt_line(sid, "long-last", "and the zebra buckets too"),
+    );
+    f.check("one more turn in the long session");
+    assert_ne!(fs::read(&layouts).unwrap(), kept, "the old layout served");
+    let pages = common::read_tree(&f.out.join("sessions/a8e4f019"));
+    assert!(pages
+        .values()
+        .any(|p| String::from_utf8_lossy(p).contains("zebra buckets")));
+}
