@@ -326,14 +326,19 @@ impl Spill {
             let file = self.file.as_ref().ok_or_else(missing)?;
             return read_at(file, buf, offset).map_err(|e| self.error(e));
         }
-        let (path, file) = {
-            let shelves = self.shelves.lock().unwrap_or_else(|e| e.into_inner());
-            shelves
-                .get(shelf as usize - 1)
-                .cloned()
-                .ok_or_else(missing)?
-        };
-        read_at(&file, buf, offset).map_err(|e| crate::Error::io(path, e))
+        let shelves = || self.shelves.lock().unwrap_or_else(|e| e.into_inner());
+        let at = shelf as usize - 1;
+        let file = shelves()
+            .get(at)
+            .map(|(_, f)| f.clone())
+            .ok_or_else(missing)?;
+        read_at(&file, buf, offset).map_err(|e| {
+            let path = shelves()
+                .get(at)
+                .map(|(p, _)| p.clone())
+                .unwrap_or_default();
+            crate::Error::io(path, e)
+        })
     }
 
     /// Bytes of turns written to the file so far.
