@@ -85,6 +85,14 @@ impl Packs {
 
     /// The bytes at `slot`, if they can be read.
     pub fn read(&self, slot: &Slot) -> Option<Vec<u8>> {
+        let mut buf = Vec::new();
+        self.read_into(slot, &mut buf)?;
+        Some(buf)
+    }
+
+    /// The bytes at `slot` in `buf` (its room reused: checking every
+    /// cached chunk on a rebuild reads tens of megabytes).
+    pub fn read_into(&self, slot: &Slot, buf: &mut Vec<u8>) -> Option<()> {
         // A state of this build's pack may still be in its buffer.
         if let Some((name, w, _)) = self.writer.lock().ok()?.as_mut() {
             if *name == slot.pack {
@@ -102,9 +110,8 @@ impl Packs {
                 }
             }
         };
-        let mut buf = vec![0u8; usize::try_from(slot.len).ok()?];
-        read_at(&file, &mut buf, slot.offset).ok()?;
-        Some(buf)
+        buf.resize(usize::try_from(slot.len).ok()?, 0);
+        read_at(&file, buf, slot.offset).ok()
     }
 
     /// The file of the pack `name`, if it is one of these packs.
