@@ -544,7 +544,6 @@ mod tests {
         let (turns, agents) = spill.load_session(s).unwrap();
         let mut bare = s.clone();
         bare.turns = Default::default();
-        bare.files.clear();
         for a in &mut bare.subagents {
             a.turns = Default::default();
         }

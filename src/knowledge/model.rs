@@ -277,9 +277,6 @@ pub struct Session {
     pub root: usize,
     /// The project folder the file was found in (lossy; `cwd` is the truth).
     pub project_dir: Text,
-    /// The files it was read from, for messages on the owner's terminal
-    /// only (never on a page: they are unredacted paths).
-    pub files: Vec<PathBuf>,
     /// The first `cwd` seen: the project's identity.
     pub cwd: Option<Text>,
     pub started: Option<DateTime<Utc>>,

@@ -8,11 +8,10 @@ use super::Extracted;
 use crate::knowledge::model::{Session, Subagent, Text};
 use crate::knowledge::redact::{Redactor, Scrub};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 /// A sub-agent's file as read: its root, project folder, file, and (the
 /// session it belongs to, its `cwd`, the sub-agent).
-type AgentFile = (usize, Text, PathBuf, (Option<Text>, Option<Text>, Subagent));
+type AgentFile = (usize, Text, (Option<Text>, Option<Text>, Subagent));
 
 /// What a part says about its session's summary: its uuids' hashes (a
 /// `summary` record of any file may point into them) and its own summary.
@@ -66,7 +65,7 @@ impl<'r> Merger<'r> {
             self.summaries.entry(h).or_insert(text);
         }
         if let Some(agent) = d.subagent.take() {
-            self.agents.push((d.root, d.project_dir, d.file, agent));
+            self.agents.push((d.root, d.project_dir, agent));
             return;
         }
         for mut part in d.parts {
@@ -84,14 +83,14 @@ impl<'r> Merger<'r> {
             if !clues.last().is_some_and(|(_, own)| own.is_some()) {
                 clues.push(clue);
             }
-            add_part(&mut self.sessions[i], part, &d.file);
+            add_part(&mut self.sessions[i], part);
         }
     }
 
     /// The sessions, sorted by (root, id), with their sub-agents and
     /// summaries.
     pub(super) fn finish(mut self) -> Extracted {
-        for (root, project_dir, file, (parent, cwd, agent)) in std::mem::take(&mut self.agents) {
+        for (root, project_dir, (parent, cwd, agent)) in std::mem::take(&mut self.agents) {
             let parent = parent.unwrap_or_else(|| self.sc.text(&format!("agent-{}", agent.id)));
             let i = self.session(root, &parent, || Session {
                 id: parent.clone(),
@@ -100,9 +99,7 @@ impl<'r> Merger<'r> {
                 cwd,
                 ..Session::default()
             });
-            let s = &mut self.sessions[i];
-            s.files.push(file);
-            s.subagents.push(agent);
+            self.sessions[i].subagents.push(agent);
         }
         // The first part whose uuids a summary points into, or that has a
         // summary of its own, gives the session its summary.
@@ -123,10 +120,8 @@ impl<'r> Merger<'r> {
         drop(self.index);
         sessions.sort_unstable_by(|a, b| (a.root, &a.id).cmp(&(b.root, &b.id)));
         for s in &mut sessions {
-            s.files.sort();
             // Held to the end of the build, a hundred thousand at a time: no
             // room for more (a vector's first push makes room for four).
-            s.files.shrink_to_fit();
             s.subagents.shrink_to_fit();
             s.tool_outputs.shrink_to_fit();
             s.subagents
@@ -192,11 +187,8 @@ fn once_per_id(sessions: Vec<Session>) -> Vec<Session> {
     kept.into_iter().flatten().collect()
 }
 
-fn add_part(s: &mut Session, part: SessionPart, file: &Path) {
+fn add_part(s: &mut Session, part: SessionPart) {
     let conv = part.conv;
-    if !s.files.iter().any(|f| f == file) {
-        s.files.push(file.to_path_buf());
-    }
     if s.cwd.is_none() {
         s.cwd = part.cwd;
     }
