@@ -238,7 +238,7 @@ pub fn pages<'m>(
         backups.sort_by(|a, b| (&a.time, a.version).cmp(&(&b.time, b.version)));
         let shown = within(&path, &project.path).to_string();
         let slug = slugs.entry(key.clone()).or_default().claim(&shown);
-        let dir = project.href.trim_end_matches("index.html");
+        let dir = project.link.href.trim_end_matches("index.html");
         let href = format!("{dir}files/{slug}.html");
         lists.entry(key.clone()).or_default().push(FileRow {
             title: shown.clone(),

@@ -16,12 +16,10 @@ use std::sync::{Arc, OnceLock};
 /// A project: every session and memory that shares one `cwd`.
 #[derive(Debug, Default)]
 pub(super) struct Project {
-    pub name: String,
-    /// The normalised `cwd` (the key it is filed under).
-    pub path: String,
-    pub href: String,
     /// Its name and page, shared by every page that links to it.
     pub link: Link,
+    /// The normalised `cwd` (the key it is filed under).
+    pub path: String,
     pub sessions: Vec<usize>,
     pub memories: Vec<usize>,
     /// Prompts of `history.jsonl` (indexes, oldest first) whose session has
@@ -146,7 +144,6 @@ impl<'m> Links<'m> {
         let (mut projects, session_project, empty_sessions, history_prompts) = file_projects(model);
         let mut project_slugs = SlugSet::default();
         for (key, p) in projects.iter_mut() {
-            p.name = project_name(key);
             p.path = key.clone();
             let s = &model.sessions;
             let history = p.history.iter().map(|&h| model.history[h].ts);
@@ -156,10 +153,11 @@ impl<'m> Links<'m> {
                 .filter_map(|&i| s[i].ended.or(s[i].started))
                 .chain(history)
                 .max();
-            p.href = format!("projects/{}/index.html", project_slugs.claim(&p.name));
+            let name = project_name(key);
+            let href = format!("projects/{}/index.html", project_slugs.claim(&name));
             p.link = Link {
-                title: p.name.as_str().into(),
-                href: p.href.as_str().into(),
+                title: name.into(),
+                href: href.into(),
             };
         }
         let mut memory_project = vec![String::new(); model.memories.len()];
@@ -239,8 +237,8 @@ impl<'m> Links<'m> {
 
     pub fn project_card(&self, p: &Project) -> ProjectCard {
         ProjectCard {
-            title: p.name.clone(),
-            href: p.href.clone(),
+            title: p.link.title.to_string(),
+            href: p.link.href.to_string(),
             path: p.path.clone(),
             sessions: p.sessions.len(),
             memories: p.memories.len(),

@@ -119,7 +119,7 @@ pub(super) fn search_docs(l: &Links<'_>) -> Vec<crate::site::search::Packed> {
             let doc = crate::site::search::memory_doc(
                 m,
                 &l.memory_href[i],
-                project.map(|p| p.name.as_str()),
+                project.map(|p| &*p.link.title),
                 project
                     .and_then(|p| p.last_active)
                     .map(|t| t.timestamp())

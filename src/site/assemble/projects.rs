@@ -16,7 +16,7 @@ pub(super) fn cards(l: &Links<'_>) -> Vec<ProjectCard> {
     by_recency.sort_by(|a, b| {
         b.last_active
             .cmp(&a.last_active)
-            .then_with(|| a.name.cmp(&b.name))
+            .then_with(|| a.link.title.cmp(&b.link.title))
     });
     by_recency.iter().map(|p| l.project_card(p)).collect()
 }
@@ -43,9 +43,9 @@ pub(super) fn pages<'m>(
         })),
     }];
     pages.extend(l.projects.iter().map(|(key, p)| Page {
-        path: p.href.clone(),
+        path: p.link.href.to_string(),
         template: "project.html",
-        title: p.name.clone(),
+        title: p.link.title.to_string(),
         section: "projects",
         view: View::Project(Box::new(project_view(
             l,
@@ -139,7 +139,7 @@ fn project_view<'m>(
         crate::knowledge::model::add_usage(&mut usage, &model.sessions[i].usage_by_model);
     }
     ProjectView {
-        name: p.name.clone(),
+        name: p.link.title.to_string(),
         path: key.to_string(),
         first_active: day(first),
         last_active: day(last),
@@ -191,10 +191,10 @@ pub(super) fn history_docs(l: &Links<'_>) -> Vec<crate::site::search::Packed> {
             let last = p.history.iter().map(|&h| model.history[h].ts).max();
             Packed::new(&Doc {
                 kind: DocKind::Session,
-                title: format!("Prompts in {} (from history)", p.name),
+                title: format!("Prompts in {} (from history)", p.link.title),
                 headings: Vec::new(),
-                url: p.href.clone(),
-                project: Some(p.name.clone()),
+                url: p.link.href.to_string(),
+                project: Some(p.link.title.to_string()),
                 date: last.map(|t| t.format("%Y-%m-%d").to_string()),
                 sort: last.map(|t| t.timestamp()).unwrap_or(0),
                 tools: Vec::new(),

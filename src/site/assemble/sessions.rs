@@ -74,7 +74,7 @@ fn lay_out(l: &Links<'_>, layouts: &Layouts, i: usize) -> Result<LaidOut, crate:
     let project = l.session_project[i]
         .as_deref()
         .and_then(|k| l.projects.get(k))
-        .map(|p| p.name.as_str());
+        .map(|p| &*p.link.title);
     let first = l.session_href[i].as_deref().unwrap_or_default();
     let doc = crate::site::search::session_doc(s, layout.texts, first, project);
     let doc = crate::site::search::Packed::new(&doc);
