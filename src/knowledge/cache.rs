@@ -262,10 +262,32 @@ impl Cache {
     }
 
     /// True when every chunk of `e`'s turns reads back as it was written.
-    /// Read a few megabytes at a time into one buffer per thread: a
-    /// gigabyte of transcripts holds 70 MB of turns, checked on every
-    /// rebuild (a buffer and a read per chunk took twice as long).
     fn turns_intact(&self, e: &Entry, chunks: &[Chunk]) -> bool {
+        self.each_chunk(e, chunks, |c, bytes| chunk_intact(bytes, c))
+    }
+
+    /// The state of `e` with its turns, to read on from.
+    fn state_with_turns(&self, e: &Entry) -> Option<ReaderState> {
+        let mut state = self.state(e)?;
+        let chunks = state.stored_chunks()?;
+        let mut turns = Vec::with_capacity(chunks.len());
+        let read = self.each_chunk(e, &chunks, |c, bytes| {
+            decode_chunk(bytes, c).map(|t| turns.push(t)).is_some()
+        });
+        (read && state.restore_turns(turns)).then_some(state)
+    }
+
+    /// Hand each of `chunks` of `e`'s turns to `f` with its bytes; false
+    /// when one cannot be read or `f` says false. Read a few megabytes at a
+    /// time into one buffer per thread: a gigabyte of transcripts holds
+    /// 70 MB of turns, checked on every rebuild (a buffer and a read per
+    /// chunk took twice as long).
+    fn each_chunk(
+        &self,
+        e: &Entry,
+        chunks: &[Chunk],
+        mut f: impl FnMut(&Chunk, &[u8]) -> bool,
+    ) -> bool {
         thread_local! {
             static AREA: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
         }
@@ -289,39 +311,17 @@ impl Cache {
                 if end > e.turns.len || self.packs.read_into(&slot, buf).is_none() {
                     return false;
                 }
-                let intact = group.iter().all(|c| {
+                let handed = group.iter().all(|c| {
                     let at = (c.offset - start) as usize;
                     buf.get(at..at + c.bytes as usize)
-                        .is_some_and(|b| chunk_intact(b, c))
+                        .is_some_and(|bytes| f(c, bytes))
                 });
-                if !intact {
+                if !handed {
                     return false;
                 }
                 rest = after;
             }
             true
-        })
-    }
-
-    /// The state of `e` with its turns, to read on from.
-    fn state_with_turns(&self, e: &Entry) -> Option<ReaderState> {
-        let mut state = self.state(e)?;
-        state
-            .restore_turns(|c| decode_chunk(&self.chunk(e, c)?, c))
-            .then_some(state)
-    }
-
-    /// The bytes of chunk `c` of `e`'s turns, read one chunk at a time: a
-    /// long session's turns are tens of megabytes.
-    fn chunk(&self, e: &Entry, c: &Chunk) -> Option<Vec<u8>> {
-        let len = u64::from(c.bytes);
-        if c.offset.checked_add(len)? > e.turns.len {
-            return None;
-        }
-        self.packs.read(&Slot {
-            pack: e.turns.pack.clone(),
-            offset: e.turns.offset + c.offset,
-            len,
         })
     }
 

@@ -459,20 +459,19 @@ impl ReaderState {
     }
 
     /// Put the turns cached apart from the state back into its
-    /// conversations, each chunk's turns from `read`, to read on; false
-    /// when one cannot be read.
-    pub fn restore_turns(&mut self, mut read: impl FnMut(&Chunk) -> Option<Vec<Turn>>) -> bool {
+    /// conversations, to read on: `turns` holds each chunk's, in
+    /// [`ReaderState::stored_chunks`] order. False when they do not match.
+    pub fn restore_turns(&mut self, turns: Vec<Vec<Turn>>) -> bool {
         let stored = std::mem::take(&mut self.stored);
         let mut conversations = self.conversations();
-        if stored.len() != conversations.len() {
+        let chunks: usize = stored.iter().map(|s| s.chunks.len()).sum();
+        if stored.len() != conversations.len() || turns.len() != chunks {
             return false;
         }
+        let mut turns = turns.into_iter();
         for (c, s) in conversations.iter_mut().zip(stored) {
-            for chunk in &s.chunks {
-                match read(chunk) {
-                    Some(turns) => c.turns.extend(turns),
-                    None => return false,
-                }
+            for chunk in turns.by_ref().take(s.chunks.len()) {
+                c.turns.extend(chunk);
             }
         }
         true
