@@ -9,8 +9,8 @@ use crate::knowledge::model::{Session, Subagent, Text};
 use crate::knowledge::redact::{Redactor, Scrub};
 use std::collections::HashMap;
 
-/// A sub-agent's file as read: its root, project folder, file, and (the
-/// session it belongs to, its `cwd`, the sub-agent).
+/// A sub-agent's file as read: its root, project folder, and (the session
+/// it belongs to, its `cwd`, the sub-agent).
 type AgentFile = (usize, Text, (Option<Text>, Option<Text>, Subagent));
 
 /// What a part says about its session's summary: its uuids' hashes (a

@@ -46,10 +46,11 @@ pub fn extract(roots: &[Root], r: &Redactor) -> Extracted {
     )
 }
 
-/// [`extract`], served from and feeding `cache`, each file's turns written
-/// to `spill` as soon as the file has been read. Nothing here fails: an
-/// unreadable file is a skip, a spill that cannot be written holds turns
-/// in memory (see [`Spill::failure`]).
+/// [`extract`], served from and feeding `cache`. As soon as a file has
+/// been read its turns are left in the cache (read back through `spill`),
+/// or written to `spill` when the cache cannot keep them. Nothing here
+/// fails: an unreadable file is a skip, a spill that cannot be written
+/// holds turns in memory (see [`Spill::failure`]).
 ///
 /// Files are read in batches (4,096 files), in parallel within a batch, and
 /// merged in (root, path) order as each batch is done: a hundred thousand
