@@ -32,10 +32,18 @@ fn views_of_each_page_kind() {
         "projects/tide-api/files/src-state-rs.html",
     ];
     for path in wanted {
-        let page = site
-            .all_pages()
-            .find(|p| p.path == path)
-            .unwrap_or_else(|| panic!("the demo has no page {path}"));
+        let made;
+        let page = match site.pages.iter().find(|p| p.path == path) {
+            Some(page) => page,
+            None => {
+                made = site
+                    .session_pages
+                    .all()
+                    .find(|p| p.path == path)
+                    .unwrap_or_else(|| panic!("the demo has no page {path}"));
+                &made
+            }
+        };
         let name = path
             .trim_end_matches("/index.html")
             .trim_end_matches(".html")

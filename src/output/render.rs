@@ -398,10 +398,14 @@ pub fn render(
             Ok::<_, Error>(files + r.static_files.len())
         },
         || {
-            site.pages
-                .par_iter()
-                .chain(&site.session_pages)
-                .try_for_each(|p| r.page(p, stager))
+            site.pages.par_iter().try_for_each(|p| r.page(p, stager))?;
+            let sessions = &site.session_pages;
+            sessions.sessions().par_iter().try_for_each(|laid| {
+                sessions
+                    .pages_of(laid)
+                    .iter()
+                    .try_for_each(|p| r.page(p, stager))
+            })
         },
     );
     pages?;

@@ -39,7 +39,7 @@ pub use memories::split_skill;
 pub use paging::{
     paginate, session_anchor, session_page_href, turn_anchors, PageSpan, Paging, PAGE_CHARS,
 };
-pub use sessions::{LoadedPage, SessionPage};
+pub use sessions::{LaidSession, LoadedPage, SessionPage, SessionPages};
 
 /// What a page shows; serialised as the template's context. The views of
 /// pages that are not a session's or a file's are boxed: a page is as large
@@ -96,13 +96,12 @@ impl Page<'_> {
 }
 
 /// The assembled site: pages, and what assembly found worth reporting.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Site<'m> {
     /// Every page but the sessions' pages.
     pub pages: Vec<Page<'m>>,
-    /// The sessions' pages, apart: with a hundred thousand sessions, one
-    /// vector of all pages made by joining them held both at once.
-    pub session_pages: Vec<Page<'m>>,
+    /// The sessions' pages, apart, made as they are rendered.
+    pub session_pages: SessionPages<'m>,
     /// What the search index holds: one document per memory and session page.
     pub search_docs: Vec<crate::site::search::Packed>,
     pub skips: Vec<Skip>,
@@ -112,14 +111,9 @@ pub struct Site<'m> {
 }
 
 impl<'m> Site<'m> {
-    /// Every page of the site.
-    pub fn all_pages(&self) -> impl Iterator<Item = &Page<'m>> {
-        self.pages.iter().chain(&self.session_pages)
-    }
-
     /// How many pages the site has.
     pub fn page_count(&self) -> usize {
-        self.pages.len() + self.session_pages.len()
+        self.pages.len() + self.session_pages.count()
     }
 }
 

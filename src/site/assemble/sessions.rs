@@ -63,7 +63,7 @@ pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
 type LaidOut = (
     Vec<PageSpan>,
     crate::site::search::Packed,
-    Arc<AgentLinks>,
+    AgentLinks,
     Vec<super::files::Found>,
 );
 
@@ -78,20 +78,20 @@ fn lay_out(l: &Links<'_>, layouts: &Layouts, i: usize) -> Result<LaidOut, crate:
     let first = l.session_href[i].as_deref().unwrap_or_default();
     let doc = crate::site::search::session_doc(s, layout.texts, first, project);
     let doc = crate::site::search::Packed::new(&doc);
-    Ok((layout.spans, doc, Arc::new(layout.agents), layout.found))
+    Ok((layout.spans, doc, layout.agents, layout.found))
 }
 
-/// Every session's pages, and the calls that changed a file (session
+/// Every session laid out, and the calls that changed a file (session
 /// index, calls).
-pub(super) type SessionPages<'m> = (Vec<Page<'m>>, Vec<(usize, Vec<super::files::Found>)>);
+pub(super) type LaidSessions<'m> = (SessionPages<'m>, Vec<(usize, Vec<super::files::Found>)>);
 
 /// How many sessions are laid out at a time: what a batch makes is held
-/// twice (laid out, then made pages), a few megabytes at most, where a
-/// hundred thousand sessions held that way all at once took 30 MB. Large,
-/// so that cores rarely wait for a batch's largest session.
+/// twice (laid out, then kept), a few megabytes at most, where a hundred
+/// thousand sessions held that way all at once took 30 MB. Large, so that
+/// cores rarely wait for a batch's largest session.
 const BATCH: usize = 8192;
 
-/// Each session's pages, and its search document pushed to `docs`. Each
+/// Each session laid out, and its search document pushed to `docs`. Each
 /// session's turns are read back once, in parallel, to lay out its pages
 /// and index it, then let go.
 pub(super) fn pages<'m>(
@@ -99,13 +99,12 @@ pub(super) fn pages<'m>(
     setup: &super::setup::Paths<'m>,
     layouts: &Layouts,
     docs: &mut Vec<crate::site::search::Packed>,
-) -> Result<SessionPages<'m>, crate::Error> {
+) -> Result<LaidSessions<'m>, crate::Error> {
     use rayon::prelude::*;
-    // Most sessions have one page: room for that, exactly (doubling a
-    // hundred thousand pages would hold tens of megabytes never used).
-    let mut pages = Vec::with_capacity(l.sessions.len());
+    let mut laid = Vec::with_capacity(l.sessions.len());
     docs.reserve_exact(l.sessions.len());
     let mut changes = Vec::new();
+    let mut count = 0;
     for batch in l.sessions.chunks(BATCH) {
         let laid_out: Vec<LaidOut> = batch
             .par_iter()
@@ -116,57 +115,123 @@ pub(super) fn pages<'m>(
             if !found.is_empty() {
                 changes.push((i, found));
             }
-            push_pages(l, setup, i, spans, agents, &mut pages);
+            count += spans.len();
+            laid.push(laid_session(l, setup, i, spans, agents));
         }
     }
-    pages.shrink_to_fit();
+    let pages = SessionPages {
+        model: l.model,
+        laid,
+        count,
+    };
     Ok((pages, changes))
 }
 
-/// The pages of session `i`, one per span.
-fn push_pages<'m>(
+/// What session `i`'s pages are made of.
+fn laid_session<'m>(
     l: &Links<'m>,
     setup: &super::setup::Paths<'m>,
     i: usize,
     spans: Vec<PageSpan>,
-    agents: Arc<AgentLinks>,
-    pages: &mut Vec<Page<'m>>,
-) {
-    let model = l.model;
-    let s = &model.sessions[i];
-    let first = l.session_href[i].clone().unwrap_or_default();
-    let project = l.session_project[i]
-        .as_deref()
-        .and_then(|k| l.project_link(k));
-    let extra = Arc::new(Extra {
-        setup: setup.used_by(i),
+    agents: AgentLinks,
+) -> LaidSession<'m> {
+    let s = &l.model.sessions[i];
+    let no_agents = agents.by_key.is_empty()
+        && agents.agent_page.is_empty()
+        && agents.call_page.is_empty();
+    LaidSession {
+        session: s,
+        first: l.session_href[i].clone().unwrap_or_default(),
+        project: l.session_project[i]
+            .as_deref()
+            .and_then(|k| l.project_link(k)),
+        setup: setup.used_by(i).into_boxed_slice(),
         facet: l.facets.get(s.id.as_str()).copied(),
-        cost: super::usage::cost_text(&model.prices, &s.usage_by_model),
-    });
-    let count = spans.len();
-    for (page, span) in spans.into_iter().enumerate() {
-        let title = if count > 1 {
-            format!("{} (page {} of {})", s.title(), page + 1, count)
-        } else {
-            s.title()
+        spans: spans.into_boxed_slice(),
+        agents: (!no_agents).then(|| Box::new(agents)),
+    }
+}
+
+/// The sessions' pages, made only when they are rendered: held as pages,
+/// a hundred thousand sessions' paths, titles and views took 50 MB from
+/// assembly to the end of rendering.
+#[derive(Debug)]
+pub struct SessionPages<'m> {
+    model: &'m crate::knowledge::model::Knowledge,
+    /// The sessions with pages, newest first.
+    laid: Vec<LaidSession<'m>>,
+    /// How many pages they make.
+    count: usize,
+}
+
+/// What one session's pages are made of.
+#[derive(Debug)]
+pub struct LaidSession<'m> {
+    session: &'m Session,
+    first: Arc<str>,
+    project: Option<Link>,
+    setup: Box<[Link]>,
+    facet: Option<&'m crate::knowledge::setup::Facet>,
+    spans: Box<[PageSpan]>,
+    /// None when no call started a sub-agent and there is none.
+    agents: Option<Box<AgentLinks>>,
+}
+
+impl<'m> SessionPages<'m> {
+    /// How many pages the sessions make.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The sessions laid out, newest first: [`SessionPages::pages_of`]
+    /// makes each one's pages.
+    pub fn sessions(&self) -> &[LaidSession<'m>] {
+        &self.laid
+    }
+
+    /// The pages of one session, made now.
+    pub fn pages_of<'s>(&'s self, laid: &'s LaidSession<'m>) -> Vec<Page<'s>> {
+        static NO_AGENTS: std::sync::LazyLock<AgentLinks> =
+            std::sync::LazyLock::new(AgentLinks::default);
+        let s = laid.session;
+        let count = laid.spans.len();
+        let cost = super::usage::cost_text(&self.model.prices, &s.usage_by_model);
+        let extra = Extra {
+            setup: &laid.setup,
+            facet: laid.facet,
+            cost,
         };
-        pages.push(Page {
-            path: session_page_href(&first, page),
-            template: "session.html",
-            title,
-            section: "sessions",
-            view: View::Session(SessionPage {
-                session: s,
-                spill: &model.spill,
-                project: project.clone(),
-                span,
-                page,
-                pages: count,
-                first_href: first.clone(),
-                agents: agents.clone(),
-                extra: extra.clone(),
-            }),
-        });
+        let title = s.title();
+        let mut pages = Vec::with_capacity(count);
+        for (page, span) in laid.spans.iter().enumerate() {
+            pages.push(Page {
+                path: session_page_href(&laid.first, page),
+                template: "session.html",
+                title: if count > 1 {
+                    format!("{title} (page {} of {count})", page + 1)
+                } else {
+                    title.clone()
+                },
+                section: "sessions",
+                view: View::Session(SessionPage {
+                    session: s,
+                    spill: &self.model.spill,
+                    project: laid.project.as_ref(),
+                    span: span.clone(),
+                    page,
+                    pages: count,
+                    first_href: &laid.first,
+                    agents: laid.agents.as_deref().unwrap_or(&NO_AGENTS),
+                    extra: extra.clone(),
+                }),
+            });
+        }
+        pages
+    }
+
+    /// Every session's pages, made one session at a time.
+    pub fn all(&self) -> impl Iterator<Item = Page<'_>> {
+        self.laid.iter().flat_map(|laid| self.pages_of(laid))
     }
 }
 
@@ -255,21 +320,21 @@ fn result_cut(c: &crate::knowledge::model::ToolCall) -> Option<String> {
 pub struct SessionPage<'m> {
     session: &'m Session,
     spill: &'m crate::knowledge::spill::Spill,
-    pub project: Option<Link>,
+    pub project: Option<&'m Link>,
     span: PageSpan,
     page: usize,
     pages: usize,
-    first_href: Arc<str>,
-    /// Which call started which sub-agent (shared by the session's pages).
-    agents: Arc<AgentLinks>,
-    extra: Arc<Extra<'m>>,
+    first_href: &'m str,
+    /// Which call started which sub-agent.
+    agents: &'m AgentLinks,
+    extra: Extra<'m>,
 }
 
-/// What a session page shows beside its turns, shared by its pages.
-#[derive(Debug)]
+/// What a session page shows beside its turns.
+#[derive(Debug, Clone)]
 struct Extra<'m> {
     /// The setup it used.
-    setup: Vec<Link>,
+    setup: &'m [Link],
     facet: Option<&'m crate::knowledge::setup::Facet>,
     /// Its estimated cost, its sub-agents' included.
     cost: Option<String>,
@@ -379,7 +444,7 @@ impl LoadedPage<'_> {
         SessionView {
             title,
             id: &s.id,
-            project: p.project.clone(),
+            project: p.project.cloned(),
             date: date_time(s.started),
             duration: duration(s.started, s.ended),
             models: s.models.iter().map(|t| t.as_str()).collect(),
@@ -395,7 +460,7 @@ impl LoadedPage<'_> {
             outcome: s.titles.last_answer.as_deref(),
             away: s.setup.away.as_deref(),
             facet: p.extra.facet.map(super::views::FacetView::of),
-            setup: p.extra.setup.clone(),
+            setup: p.extra.setup.to_vec(),
             tools,
             turns,
             subagents: s.subagents[p.span.subagents.clone()]
