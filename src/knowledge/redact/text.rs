@@ -45,13 +45,13 @@ fn scan_window(raw: &str, max: usize) -> &str {
 /// file hold only what was serialized from a `Text`.
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Text(String);
+pub struct Text(Box<str>);
 
 impl Text {
     /// A text for the crate's own tests, which build models by hand.
     #[cfg(test)]
     pub(crate) fn test(s: &str) -> Text {
-        Text(s.to_string())
+        Text(s.into())
     }
 
     /// The text.
@@ -62,7 +62,7 @@ impl Text {
     /// Its first `max` characters: a cut of clean text is clean, as long
     /// as it was redacted past the cut (see [`Scrub::prefix`]).
     pub fn cut(&self, max: usize) -> Text {
-        Text(cut_chars(&self.0, max).to_string())
+        Text(cut_chars(&self.0, max).into())
     }
 }
 
@@ -99,13 +99,13 @@ impl std::fmt::Debug for Text {
 
 impl PartialEq<str> for Text {
     fn eq(&self, other: &str) -> bool {
-        self.0 == other
+        &*self.0 == other
     }
 }
 
 impl PartialEq<&str> for Text {
     fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
+        &*self.0 == *other
     }
 }
 
@@ -181,7 +181,7 @@ impl<'r> Scrub<'r> {
         if raw.len() > TEXT_MAX {
             return self.capped(raw);
         }
-        Text(self.clean(raw))
+        Text(self.clean(raw).into_boxed_str())
     }
 
     /// Redacted, controls stripped, never cut.
@@ -205,7 +205,7 @@ impl<'r> Scrub<'r> {
             "\n\n[… {} more bytes not shown: ccwiki shows at most 1 MB of one text]",
             raw.len() - keep
         );
-        Text(shown)
+        Text(shown.into_boxed_str())
     }
 
     /// Redact `raw`, reusing its buffer when nothing changes.
@@ -218,8 +218,8 @@ impl<'r> Scrub<'r> {
             Cow::Owned(s) => s,
         };
         match strip_controls(&clean) {
-            Cow::Borrowed(_) => Text(clean),
-            Cow::Owned(s) => Text(s),
+            Cow::Borrowed(_) => Text(clean.into_boxed_str()),
+            Cow::Owned(s) => Text(s.into_boxed_str()),
         }
     }
 
@@ -233,14 +233,14 @@ impl<'r> Scrub<'r> {
     pub fn prefix(&mut self, raw: &str, max: usize) -> Text {
         let window = scan_window(raw, max);
         let clean = self.clean(window);
-        Text(cut_chars(&clean, max).to_string())
+        Text(cut_chars(&clean, max).into())
     }
 
     /// [`crate::base::text::one_line`] of `raw`, after redaction.
     pub fn one_line(&mut self, raw: &str, max: usize) -> Text {
         let window = scan_window(raw, max);
         let clean = self.clean(window);
-        Text(crate::base::text::one_line(&clean, max))
+        Text(crate::base::text::one_line(&clean, max).into_boxed_str())
     }
 
     /// Redact a path as text (lossy for paths that are not UTF-8).
