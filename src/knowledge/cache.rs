@@ -104,8 +104,9 @@ struct Entry {
     /// Where the state's turns are: chunks (see `spill::Chunk`) one after
     /// another, in the same pack.
     turns: Slot,
-    /// The skip for an incomplete last line, not part of the state.
-    tail_skip: Option<Skip>,
+    /// The skip for an incomplete last line, not part of the state
+    /// (boxed: rare, and as large as the rest of the entry).
+    tail_skip: Option<Box<Skip>>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -117,6 +118,24 @@ struct Stored {
     /// By path; hashed, not ordered: a hundred thousand paths compared
     /// component by component were a noticeable part of a build.
     files: HashMap<PathBuf, Entry>,
+}
+
+impl Stored {
+    /// Make the slots of one pack share its name: each was read as a
+    /// string of its own.
+    fn share_pack_names(&mut self) {
+        let mut names: std::collections::HashSet<std::sync::Arc<str>> = Default::default();
+        for e in self.files.values_mut() {
+            for slot in [&mut e.state, &mut e.turns] {
+                match names.get(&slot.pack) {
+                    Some(name) => slot.pack = name.clone(),
+                    None => {
+                        names.insert(slot.pack.clone());
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// How the cache served one build.
@@ -152,13 +171,14 @@ impl Cache {
             return Cache::disabled();
         };
         let path = dir.join("cache.bin");
-        let old = stored::read::<Stored>(&path)
+        let mut old = stored::read::<Stored>(&path)
             .filter(|s| {
                 s.format == FORMAT
                     && s.version == env!("CARGO_PKG_VERSION")
                     && s.redactor == redactor.fingerprint()
             })
             .unwrap_or_default();
+        old.share_pack_names();
         Cache {
             path: Some(path),
             packs: Packs::new(dir.join("states")),
@@ -258,7 +278,7 @@ impl Cache {
             shelf,
             base: e.turns.offset,
         };
-        Some(state.into_digest(tf, e.tail_skip.clone(), r, Some(at)))
+        Some(state.into_digest(tf, e.tail_skip.as_deref().cloned(), r, Some(at)))
     }
 
     /// True when every chunk of `e`'s turns reads back as it was written.
@@ -347,7 +367,7 @@ impl Cache {
                 tail,
                 state,
                 turns,
-                tail_skip: tail_skip.clone(),
+                tail_skip: tail_skip.clone().map(Box::new),
             }),
             _ => None,
         };
@@ -431,7 +451,7 @@ impl Cache {
                 .new
                 .files
                 .values()
-                .flat_map(|e| [e.state.pack.as_str(), e.turns.pack.as_str()])
+                .flat_map(|e| [&*e.state.pack, &*e.turns.pack])
                 .collect();
             self.packs.keep_only(&live);
         }
@@ -444,7 +464,7 @@ impl Cache {
         let mut live: BTreeMap<&str, u64> = BTreeMap::new();
         for e in self.new.files.values() {
             for slot in [&e.state, &e.turns] {
-                *live.entry(slot.pack.as_str()).or_default() += slot.len;
+                *live.entry(&*slot.pack).or_default() += slot.len;
             }
         }
         let on_disk: u64 = live.keys().map(|p| self.packs.size(p)).sum();

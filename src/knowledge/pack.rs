@@ -17,8 +17,9 @@ use std::sync::{Arc, Mutex};
 /// Where one state is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Slot {
-    /// The pack's file name under `states/`.
-    pub pack: String,
+    /// The pack's file name under `states/`: shared by the slots of one
+    /// pack (a hundred thousand copies of it took 8 MB).
+    pub pack: Arc<str>,
     pub offset: u64,
     pub len: u64,
 }
@@ -28,8 +29,8 @@ pub struct Slot {
 pub struct Packs {
     dir: PathBuf,
     /// This build's pack, opened at the first state written, and its end.
-    writer: Mutex<Option<(String, BufWriter<File>, u64)>>,
-    readers: Mutex<HashMap<String, Arc<File>>>,
+    writer: Mutex<Option<(Arc<str>, BufWriter<File>, u64)>>,
+    readers: Mutex<HashMap<Arc<str>, Arc<File>>>,
 }
 
 impl Packs {
@@ -65,7 +66,7 @@ impl Packs {
                 .unwrap_or_default();
             let name = format!("{:032x}-{}.pack", stamp, std::process::id());
             let file = File::create_new(self.dir.join(&name)).ok()?;
-            *w = Some((name, BufWriter::with_capacity(1 << 16, file), 0));
+            *w = Some((name.into(), BufWriter::with_capacity(1 << 16, file), 0));
         }
         let (name, file, offset) = w.as_mut()?;
         let Ok(len) = write(file) else {
