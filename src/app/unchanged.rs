@@ -158,8 +158,10 @@ pub fn fingerprint(opts: &BuildOptions, sources: &Sources) -> u128 {
         }
         // Sub-agents' metadata.
         for t in &r.transcripts {
-            if let crate::source::discover::FileRole::Subagent { meta: Some(m), .. } = &t.role {
-                stat(&mut h, m);
+            if let crate::source::discover::FileRole::Subagent(a) = &t.role {
+                if let Some(m) = &a.meta {
+                    stat(&mut h, m);
+                }
             }
         }
     }

@@ -98,14 +98,20 @@ impl Stamp {
 pub enum FileRole {
     /// `<session>.jsonl`: one or more sessions.
     Session,
-    /// `agent-*.jsonl`: a sub-agent; `parent` is known from the folder in the nested layout.
-    Subagent {
-        agent_id: String,
-        parent: Option<String>,
-        layout: SubagentLayout,
-        role: SubagentRole,
-        meta: Option<PathBuf>,
-    },
+    /// `agent-*.jsonl`: a sub-agent (boxed: a session's file is the
+    /// common case, and a hundred thousand of them held room for this).
+    Subagent(Box<AgentFile>),
+}
+
+/// A sub-agent's transcript; `parent` is known from the folder in the
+/// nested layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentFile {
+    pub agent_id: String,
+    pub parent: Option<String>,
+    pub layout: SubagentLayout,
+    pub role: SubagentRole,
+    pub meta: Option<PathBuf>,
 }
 
 /// A project's `memory/` folder.
@@ -373,6 +379,8 @@ fn walk_root(root: &mut Root, skips: &mut Vec<Skip>) {
     // Memory folders come out of the walk in order; keep them that way.
     root.memory_dirs
         .sort_by(|a, b| a.project_dir.cmp(&b.project_dir));
+    // Held through the whole build: no room doubled and never used.
+    root.transcripts.shrink_to_fit();
 }
 
 fn classify(
@@ -399,13 +407,13 @@ fn classify(
         }
         ["projects", dir, file] if file.ends_with(".jsonl") => {
             let role = if let Some(id) = agent_id(file) {
-                FileRole::Subagent {
+                FileRole::Subagent(Box::new(AgentFile {
                     role: agent_role(&id),
                     agent_id: id,
                     parent: None,
                     layout: SubagentLayout::Sibling,
                     meta: None,
-                }
+                }))
             } else {
                 FileRole::Session
             };
@@ -427,7 +435,7 @@ fn classify(
             root.transcripts.push(TranscriptFile {
                 path: path.to_path_buf(),
                 project_dir: dir.to_string(),
-                role: FileRole::Subagent {
+                role: FileRole::Subagent(Box::new(AgentFile {
                     role: agent_role(&id),
                     agent_id: id,
                     parent: Some(session.to_string()),
@@ -436,7 +444,7 @@ fn classify(
                     meta: std::fs::symlink_metadata(&meta)
                         .is_ok_and(|m| m.file_type().is_file())
                         .then_some(meta),
-                },
+                })),
                 size,
                 stamp,
             });
@@ -584,13 +592,12 @@ mod tests {
         assert!(roles.contains(&&FileRole::Session));
         assert!(roles.iter().any(|r| matches!(
             r,
-            FileRole::Subagent {
-                layout: SubagentLayout::Sibling,
-                role: SubagentRole::Task,
-                ..
-            }
+            FileRole::Subagent(a) if a.layout == SubagentLayout::Sibling && a.role == SubagentRole::Task
         )));
-        assert!(roles.iter().any(|r| matches!(r, FileRole::Subagent { layout: SubagentLayout::Nested, role: SubagentRole::Compaction, parent: Some(p), meta: Some(_), .. } if p == "s1")));
+        assert!(roles.iter().any(|r| matches!(r, FileRole::Subagent(a) if a.layout == SubagentLayout::Nested
+            && a.role == SubagentRole::Compaction
+            && a.parent.as_deref() == Some("s1")
+            && a.meta.is_some())));
     }
 
     #[test]
@@ -729,7 +736,7 @@ mod tests {
             .transcripts
             .iter()
             .map(|t| match &t.role {
-                FileRole::Subagent { meta, .. } => meta.clone(),
+                FileRole::Subagent(a) => a.meta.clone(),
                 FileRole::Session => None,
             })
             .collect();

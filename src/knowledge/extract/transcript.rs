@@ -8,7 +8,7 @@ use crate::knowledge::model::{CompactKind, Subagent, SubagentLayout, SubagentRol
 use crate::knowledge::model::{Turn, Turns};
 use crate::knowledge::redact::{Redactor, Scrub, Tally};
 use crate::knowledge::spill::{Chunk, Shelf};
-use crate::source::discover::{FileRole, TranscriptFile};
+use crate::source::discover::{AgentFile, FileRole, TranscriptFile};
 use crate::source::jsonl::{parse_line, read_range, Position};
 use crate::source::record::{Message, Record};
 use chrono::{DateTime, Utc};
@@ -181,7 +181,7 @@ impl ReaderState {
             .and_then(|s| s.to_str())
             .unwrap_or("session")
             .to_string();
-        let is_agent_file = matches!(tf.role, FileRole::Subagent { .. });
+        let is_agent_file = matches!(tf.role, FileRole::Subagent(_));
         let mut tail: Option<Skip> = None;
         let start = Position {
             offset: self.position.0,
@@ -519,14 +519,14 @@ impl ReaderState {
         d.skips.extend(tail);
         let mut sc = Scrub::new(r);
         let (agent_turns, agent_firsts) = next();
-        if let FileRole::Subagent {
-            agent_id,
-            parent,
-            layout,
-            role,
-            meta,
-        } = &tf.role
-        {
+        if let FileRole::Subagent(a) = &tf.role {
+            let AgentFile {
+                agent_id,
+                parent,
+                layout,
+                role,
+                meta,
+            } = &**a;
             let (agent_type, description) = meta.as_ref().map(read_meta).unwrap_or_default();
             self.agent_conv.finish();
             let parent = sc.opt(parent.as_deref()).or(self.agent_parent);

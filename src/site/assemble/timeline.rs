@@ -4,7 +4,7 @@
 use super::format::month_key;
 use super::links::{project_key, Links};
 use super::paging::{part_title, session_page_href, split_groups, LIST_ROWS};
-use super::views::{Link, MonthBar, TimelineDay, TimelineEntry, TimelineView};
+use super::views::{EntryKind, EntryRun, Link, MonthBar, TimelineDay, TimelineEntry, TimelineView};
 use super::{Page, View};
 use crate::knowledge::model::{one_line, short_id};
 use chrono::{DateTime, Utc};
@@ -31,18 +31,15 @@ pub(super) fn activity(l: &Links<'_>) -> Vec<MonthBar> {
         .collect()
 }
 
-/// Day (`YYYY-MM-DD`) → its timeline entries with their times.
-type DayMap = BTreeMap<String, Vec<(DateTime<Utc>, TimelineEntry)>>;
-
 /// The timeline's pages: one per month (a busy month continues on pages
 /// 2, 3… of [`LIST_ROWS`] entries), and the index, a copy of the newest
 /// month's first page.
 pub(super) fn pages<'m>(l: &Links<'m>, activity: &[MonthBar]) -> Vec<Page<'m>> {
-    let months = entries(l);
+    let all: Arc<[TimelineEntry]> = entries(l).into();
+    let months = months(&all);
     let bars: Vec<MonthBar> = months
-        .keys()
-        .rev()
-        .map(|k| {
+        .iter()
+        .map(|(k, _)| {
             let bar = activity.iter().find(|a| a.month == *k);
             MonthBar {
                 month: k.clone(),
@@ -55,13 +52,19 @@ pub(super) fn pages<'m>(l: &Links<'m>, activity: &[MonthBar]) -> Vec<Page<'m>> {
     // Every page in reading order, newest first: (month, which page of the
     // month when there are several, its days, its link).
     let mut parts: Vec<(String, Option<String>, Vec<TimelineDay>, Link)> = Vec::new();
-    for (month, days) in months.into_iter().rev() {
-        let split = split_groups(days_newest_first(days), LIST_ROWS);
+    for (month, days) in months {
+        let split = split_groups(days, LIST_ROWS);
         let n = split.len();
         for (i, days) in split.into_iter().enumerate() {
             let days = days
                 .into_iter()
-                .map(|(date, entries)| TimelineDay { date, entries })
+                .map(|(date, rows)| TimelineDay {
+                    date,
+                    entries: EntryRun {
+                        all: all.clone(),
+                        range: rows.first().map_or(0..0, |&f| f..f + rows.len()),
+                    },
+                })
                 .collect();
             let link = Link {
                 title: part_title(&month, i, n).into(),
@@ -123,44 +126,49 @@ fn timeline_page<'m>(path: String, title: String, view: TimelineView) -> Page<'m
     }
 }
 
-/// The days of a month, newest first, each with its entries newest first.
-fn days_newest_first(days: DayMap) -> Vec<(String, Vec<TimelineEntry>)> {
-    days.into_iter()
-        .rev()
-        .map(|(date, mut entries)| {
-            entries.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.text.cmp(&b.1.text)));
-            (date, entries.into_iter().map(|(_, e)| e).collect())
-        })
-        .collect()
+/// The months of `all` (entries newest first), newest first, each with
+/// its days and the entries of each (their places in `all`).
+fn months(all: &[TimelineEntry]) -> Vec<(String, Vec<(String, Vec<usize>)>)> {
+    let mut months: Vec<(String, Vec<(String, Vec<usize>)>)> = Vec::new();
+    for (i, e) in all.iter().enumerate() {
+        let month = month_key(e.ts);
+        if months.last().is_none_or(|(m, _)| *m != month) {
+            months.push((month, Vec::new()));
+        }
+        let Some((_, days)) = months.last_mut() else {
+            continue;
+        };
+        let day = e.ts.format("%Y-%m-%d").to_string();
+        match days.last_mut() {
+            Some((d, rows)) if *d == day => rows.push(i),
+            _ => days.push((day, vec![i])),
+        }
+    }
+    months
 }
 
-/// Month → day → entries: prompts from the history, session starts from
-/// transcripts, and starts known only from `sessions/<pid>.json`.
-fn entries(l: &Links<'_>) -> BTreeMap<String, DayMap> {
+/// Every entry, newest first (the same time: by text): prompts from the
+/// history, session starts from transcripts, and starts known only from
+/// `sessions/<pid>.json`.
+fn entries(l: &Links<'_>) -> Vec<TimelineEntry> {
     let model = l.model;
     let project_link = |cwd: &str| l.project_link(&project_key(cwd));
-    let mut months: BTreeMap<String, DayMap> = BTreeMap::new();
-    let mut add = |ts: DateTime<Utc>, kind: &'static str, text: Arc<str>, project, session| {
-        months
-            .entry(month_key(ts))
-            .or_default()
-            .entry(ts.format("%Y-%m-%d").to_string())
-            .or_default()
-            .push((
-                ts,
-                TimelineEntry {
-                    time: ts.format("%H:%M").to_string(),
-                    kind,
-                    text,
-                    project,
-                    session,
-                },
-            ));
+    let mut all = Vec::with_capacity(model.history.len() + model.sessions.len() + model.starts.len());
+    let mut add = |ts: DateTime<Utc>, kind, text: Arc<str>, project, session| {
+        let seq = all.len() as u32;
+        all.push(TimelineEntry {
+            ts,
+            kind,
+            text,
+            project,
+            session,
+            seq,
+        });
     };
     for h in &model.history {
         add(
             h.ts,
-            "prompt",
+            EntryKind::Prompt,
             one_line(&h.display, 200).into(),
             h.project.as_deref().and_then(project_link),
             h.session_id.as_deref().and_then(|id| l.session_link(id)),
@@ -173,7 +181,7 @@ fn entries(l: &Links<'_>) -> BTreeMap<String, DayMap> {
         };
         started.insert(&s.id);
         let project = s.cwd.as_deref().and_then(project_link);
-        add(ts, "start", link.title.clone(), project, Some(link));
+        add(ts, EntryKind::Start, link.title.clone(), project, Some(link));
     }
     for st in &model.starts {
         let Some(ts) = st
@@ -189,11 +197,17 @@ fn entries(l: &Links<'_>) -> BTreeMap<String, DayMap> {
             .unwrap_or_default();
         add(
             ts,
-            "start",
+            EntryKind::Start,
             format!("Session {} started{from}", short_id(&st.session_id)).into(),
             st.cwd.as_deref().and_then(project_link),
             l.session_link(&st.session_id),
         );
     }
-    months
+    // Sorted in place: a stable sort would hold half of them again.
+    all.sort_unstable_by(|a, b| {
+        b.ts.cmp(&a.ts)
+            .then_with(|| a.text.cmp(&b.text))
+            .then(a.seq.cmp(&b.seq))
+    });
+    all
 }

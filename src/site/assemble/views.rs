@@ -264,18 +264,56 @@ pub struct SessionView<'m> {
 /// One timeline entry.
 #[derive(Debug, Clone, Serialize)]
 pub struct TimelineEntry {
-    pub time: String,
-    /// `prompt` (from history) or `start` (a session began).
-    pub kind: &'static str,
+    /// Shown as its clock time (`14:05`), made when the page is.
+    #[serde(rename = "time", serialize_with = "clock_time")]
+    pub ts: chrono::DateTime<chrono::Utc>,
+    pub kind: EntryKind,
     pub text: Arc<str>,
     pub project: Option<Link>,
     pub session: Option<Link>,
+    /// Its place among the entries as they were found: the last word
+    /// between entries of the same time and text.
+    #[serde(skip)]
+    pub seq: u32,
 }
 
+/// What a timeline entry marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// A prompt from the history.
+    Prompt,
+    /// A session began.
+    Start,
+}
+
+fn clock_time<S: serde::Serializer>(
+    ts: &chrono::DateTime<chrono::Utc>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_str(&ts.format("%H:%M"))
+}
+
+/// One day of a timeline page: a run of the timeline's entries, which
+/// all its pages share (a hundred thousand entries copied into each
+/// page's days took 25 MB).
 #[derive(Debug, Clone, Serialize)]
 pub struct TimelineDay {
     pub date: String,
-    pub entries: Vec<TimelineEntry>,
+    pub entries: EntryRun,
+}
+
+/// Entries `range` of `all`, serialised as a list of them.
+#[derive(Debug, Clone)]
+pub struct EntryRun {
+    pub all: Arc<[TimelineEntry]>,
+    pub range: std::ops::Range<usize>,
+}
+
+impl Serialize for EntryRun {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.all.get(self.range.clone()).unwrap_or_default())
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
