@@ -2,7 +2,7 @@
 //! path of every page, and memory bodies with their links resolved. Every
 //! page kind reads it; none of them decides a path on its own.
 
-use super::format::{date_time, day, duration};
+use super::format::day;
 use super::views::{Link, MemoryBody, MemoryCard, ProjectCard, SessionRow};
 use crate::base::skip::Skip;
 use crate::base::slugs::{slugify, SlugSet};
@@ -279,15 +279,15 @@ impl<'m> Links<'m> {
         let s = &self.model.sessions[i];
         let title = s.title();
         SessionRow {
-            digest: self.digest(i, &title),
+            digest: self.digest(i, &title).map(String::into_boxed_str),
             title: title.into(),
             href: self.session_href[i].clone().unwrap_or_default(),
-            date: date_time(s.started),
+            started: s.started,
             project: self.session_project[i]
                 .as_deref()
                 .and_then(|k| self.project_link(k)),
             prompts: s.prompts,
-            duration: duration(s.started, s.ended),
+            times: (s.started, s.ended),
         }
     }
 

@@ -35,7 +35,8 @@ pub(super) fn activity(l: &Links<'_>) -> Vec<MonthBar> {
 /// 2, 3… of [`LIST_ROWS`] entries), and the index, a copy of the newest
 /// month's first page.
 pub(super) fn pages<'m>(l: &Links<'m>, activity: &[MonthBar]) -> Vec<Page<'m>> {
-    let all: Arc<[TimelineEntry]> = entries(l).into();
+    // Not an `Arc<[_]>`: making one copies them all.
+    let all = Arc::new(entries(l));
     let months = months(&all);
     let bars: Vec<MonthBar> = months
         .iter()

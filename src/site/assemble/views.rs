@@ -59,17 +59,40 @@ pub struct MemoryCard<'m> {
     pub project: Option<Link>,
 }
 
-/// One session in a list.
+/// One session in a list. Its date and duration are made from its times
+/// when it is shown: a hundred thousand rows held them as strings.
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionRow {
     pub title: Arc<str>,
     pub href: Arc<str>,
-    pub date: Option<String>,
+    #[serde(rename = "date", serialize_with = "shown_date")]
+    pub started: Option<chrono::DateTime<chrono::Utc>>,
     pub project: Option<Link>,
     pub prompts: u64,
-    pub duration: Option<String>,
+    #[serde(rename = "duration", serialize_with = "shown_duration")]
+    pub times: (
+        Option<chrono::DateTime<chrono::Utc>>,
+        Option<chrono::DateTime<chrono::Utc>>,
+    ),
     /// What it was about beyond its title (a summary, where it ended).
-    pub digest: Option<String>,
+    pub digest: Option<Box<str>>,
+}
+
+fn shown_date<S: serde::Serializer>(
+    ts: &Option<chrono::DateTime<chrono::Utc>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    super::format::date_time(*ts).serialize(s)
+}
+
+fn shown_duration<S: serde::Serializer>(
+    (start, end): &(
+        Option<chrono::DateTime<chrono::Utc>>,
+        Option<chrono::DateTime<chrono::Utc>>,
+    ),
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    super::format::duration(*start, *end).serialize(s)
 }
 
 #[derive(Debug, Serialize)]
@@ -306,7 +329,7 @@ pub struct TimelineDay {
 /// Entries `range` of `all`, serialised as a list of them.
 #[derive(Debug, Clone)]
 pub struct EntryRun {
-    pub all: Arc<[TimelineEntry]>,
+    pub all: Arc<Vec<TimelineEntry>>,
     pub range: std::ops::Range<usize>,
 }
 
