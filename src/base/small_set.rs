@@ -68,7 +68,12 @@ impl<T: Ord> SmallSet<T> {
 impl<T: Ord> Extend<T> for SmallSet<T> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
         // All at once: one sort, not one insertion each (a session may
-        // touch thousands of files).
+        // touch thousands of files). Into an empty set, exactly: a
+        // vector's `extend` makes room for at least four.
+        let values = values.into_iter();
+        if self.0.is_empty() {
+            self.0.reserve_exact(values.size_hint().0);
+        }
         self.0.extend(values);
         self.settle();
     }
@@ -123,6 +128,9 @@ mod tests {
         let mut map: SmallMap<u8, u64> = SmallMap::new();
         *map.entry_or_default(1) += 1;
         assert_eq!(map.0.capacity(), 1);
+        let mut more = SmallSet::new();
+        more.extend(SmallSet::from_iter([3u64]));
+        assert_eq!(more.0.capacity(), 1);
         // Many entries still grow by doubling, not one by one.
         for v in 0..1000u64 {
             set.insert(v);

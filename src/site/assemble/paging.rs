@@ -179,7 +179,7 @@ impl Paging {
 }
 
 /// The turns and sub-agents one page of a session shows.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PageSpan {
     pub(super) turns: std::ops::Range<usize>,
     pub(super) subagents: std::ops::Range<usize>,

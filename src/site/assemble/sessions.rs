@@ -115,7 +115,7 @@ pub(super) fn pages<'m>(
             if !found.is_empty() {
                 changes.push((i, found));
             }
-            count += spans.len();
+            count += spans.len().max(1);
             laid.push(laid_session(l, setup, i, spans, agents));
         }
     }
@@ -139,16 +139,26 @@ fn laid_session<'m>(
     let no_agents = agents.by_key.is_empty()
         && agents.agent_page.is_empty()
         && agents.call_page.is_empty();
+    let spans = match spans.as_slice() {
+        [one] if one.anchored_before == 0 && *one == whole(s) => Box::default(),
+        _ => spans.into_boxed_slice(),
+    };
     LaidSession {
         session: s,
-        first: l.session_href[i].clone().unwrap_or_default(),
-        project: l.session_project[i]
-            .as_deref()
-            .and_then(|k| l.project_link(k)),
+        row: l.session_row(i),
         setup: setup.used_by(i).into_boxed_slice(),
         facet: l.facets.get(s.id.as_str()).copied(),
-        spans: spans.into_boxed_slice(),
+        spans,
         agents: (!no_agents).then(|| Box::new(agents)),
+    }
+}
+
+/// The one page of a session that has one: all of it.
+fn whole(s: &Session) -> PageSpan {
+    PageSpan {
+        turns: 0..s.turns.len(),
+        subagents: 0..s.subagents.len(),
+        anchored_before: 0,
     }
 }
 
@@ -168,10 +178,11 @@ pub struct SessionPages<'m> {
 #[derive(Debug)]
 pub struct LaidSession<'m> {
     session: &'m Session,
-    first: Arc<str>,
-    project: Option<Link>,
+    /// Its row in lists: its title, first page and project.
+    row: Arc<SessionRow>,
     setup: Box<[Link]>,
     facet: Option<&'m crate::knowledge::setup::Facet>,
+    /// Its pages' spans; none for a session on one page (most are).
     spans: Box<[PageSpan]>,
     /// None when no call started a sub-agent and there is none.
     agents: Option<Box<AgentLinks>>,
@@ -194,7 +205,13 @@ impl<'m> SessionPages<'m> {
         static NO_AGENTS: std::sync::LazyLock<AgentLinks> =
             std::sync::LazyLock::new(AgentLinks::default);
         let s = laid.session;
-        let count = laid.spans.len();
+        let one = [whole(s)];
+        let spans = if laid.spans.is_empty() {
+            &one[..]
+        } else {
+            &laid.spans[..]
+        };
+        let count = spans.len();
         let cost = super::usage::cost_text(&self.model.prices, &s.usage_by_model);
         let extra = Extra {
             setup: &laid.setup,
@@ -203,9 +220,9 @@ impl<'m> SessionPages<'m> {
         };
         let title = s.title();
         let mut pages = Vec::with_capacity(count);
-        for (page, span) in laid.spans.iter().enumerate() {
+        for (page, span) in spans.iter().enumerate() {
             pages.push(Page {
-                path: session_page_href(&laid.first, page),
+                path: session_page_href(&laid.row.href, page),
                 template: "session.html",
                 title: if count > 1 {
                     format!("{title} (page {} of {count})", page + 1)
@@ -216,11 +233,11 @@ impl<'m> SessionPages<'m> {
                 view: View::Session(SessionPage {
                     session: s,
                     spill: &self.model.spill,
-                    project: laid.project.as_ref(),
+                    project: laid.row.project.as_ref(),
                     span: span.clone(),
                     page,
                     pages: count,
-                    first_href: &laid.first,
+                    first_href: &laid.row.href,
                     agents: laid.agents.as_deref().unwrap_or(&NO_AGENTS),
                     extra: extra.clone(),
                 }),
