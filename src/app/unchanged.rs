@@ -247,7 +247,5 @@ pub fn remember(
             .map(|(rel, len, mtime)| (rel, len, mtime, false))
             .collect(),
     };
-    if let Ok(bytes) = stored::encode(&last) {
-        stored::replace(&path, &bytes);
-    }
+    stored::replace_with(&path, &last);
 }

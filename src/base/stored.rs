@@ -84,13 +84,33 @@ pub fn read<T: DeserializeOwned>(path: &Path) -> Option<T> {
 /// reader sees the old file or the new one, never half of one. Returns
 /// whether it worked; the caller decides what failure costs.
 pub fn replace(path: &Path, bytes: &[u8]) -> bool {
+    replace_by(path, |w| std::io::Write::write_all(w, bytes))
+}
+
+/// [`replace`] `path` with `value` sealed as [`encode`] seals it, encoded
+/// straight into the file: the cache's index of a hundred thousand files,
+/// held encoded as well, was the peak of such a build.
+pub fn replace_with<T: Serialize>(path: &Path, value: &T) -> bool {
+    replace_by(path, |w| encode_to(value, w).map(|_| ()))
+}
+
+fn replace_by(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> bool {
+    use std::io::Write;
     if let Some(dir) = path.parent() {
         if std::fs::create_dir_all(dir).is_err() {
             return false;
         }
     }
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_ok() {
+    let written = std::fs::File::create(&tmp).and_then(|f| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+        write(&mut w)?;
+        w.flush()
+    });
+    if written.is_ok() && std::fs::rename(&tmp, path).is_ok() {
         return true;
     }
     let _ = std::fs::remove_file(&tmp);

@@ -442,10 +442,7 @@ impl Cache {
         if !self.packs.flush() {
             return;
         }
-        let Ok(bytes) = stored::encode(&self.new) else {
-            return;
-        };
-        if stored::replace(&path, &bytes) {
+        if stored::replace_with(&path, &self.new) {
             // Packs no entry refers to any more: files gone, or superseded.
             let live: std::collections::HashSet<&str> = self
                 .new

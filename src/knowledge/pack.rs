@@ -24,12 +24,15 @@ pub struct Slot {
     pub len: u64,
 }
 
+/// This build's pack: its name, the file, and its end.
+type Writer = (Arc<str>, BufWriter<File>, u64);
+
 /// The packs of one cache: read from any, append to this build's own.
 #[derive(Debug, Default)]
 pub struct Packs {
     dir: PathBuf,
     /// This build's pack, opened at the first state written, and its end.
-    writer: Mutex<Option<(Arc<str>, BufWriter<File>, u64)>>,
+    writer: Mutex<Option<Writer>>,
     readers: Mutex<HashMap<Arc<str>, Arc<File>>>,
 }
 

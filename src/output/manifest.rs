@@ -57,8 +57,6 @@ impl Manifest {
             version: env!("CARGO_PKG_VERSION").to_string(),
             pages,
         };
-        if let Ok(bytes) = stored::encode(&stored) {
-            stored::replace(path, &bytes);
-        }
+        stored::replace_with(path, &stored);
     }
 }

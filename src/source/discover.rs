@@ -594,10 +594,12 @@ mod tests {
             r,
             FileRole::Subagent(a) if a.layout == SubagentLayout::Sibling && a.role == SubagentRole::Task
         )));
-        assert!(roles.iter().any(|r| matches!(r, FileRole::Subagent(a) if a.layout == SubagentLayout::Nested
+        assert!(roles.iter().any(
+            |r| matches!(r, FileRole::Subagent(a) if a.layout == SubagentLayout::Nested
             && a.role == SubagentRole::Compaction
             && a.parent.as_deref() == Some("s1")
-            && a.meta.is_some())));
+            && a.meta.is_some())
+        ));
     }
 
     #[test]

@@ -152,9 +152,7 @@ impl Layouts {
             binary: crate::base::dirs::this_binary(),
             layouts,
         };
-        if let Ok(bytes) = stored::encode(&stored) {
-            stored::replace(&path, &bytes);
-        }
+        stored::replace_with(&path, &stored);
     }
 }
 

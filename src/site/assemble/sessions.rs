@@ -136,9 +136,8 @@ fn laid_session<'m>(
     agents: AgentLinks,
 ) -> LaidSession<'m> {
     let s = &l.model.sessions[i];
-    let no_agents = agents.by_key.is_empty()
-        && agents.agent_page.is_empty()
-        && agents.call_page.is_empty();
+    let no_agents =
+        agents.by_key.is_empty() && agents.agent_page.is_empty() && agents.call_page.is_empty();
     let spans = match spans.as_slice() {
         [one] if one.anchored_before == 0 && *one == whole(s) => Box::default(),
         _ => spans.into_boxed_slice(),
@@ -431,7 +430,7 @@ impl LoadedPage<'_> {
                         let page = p.agents.agent_page.get(k).copied().unwrap_or(0);
                         *agent_href = Some(format!(
                             "{}#agent-{}",
-                            session_page_href(&p.first_href, page),
+                            session_page_href(p.first_href, page),
                             k + 1
                         ));
                         *anchor = Some(format!("task-{}", k + 1));
@@ -454,7 +453,7 @@ impl LoadedPage<'_> {
         }
         let link = |n: usize| Link {
             title: format!("Page {}", n + 1).into(),
-            href: session_page_href(&p.first_href, n).into(),
+            href: session_page_href(p.first_href, n).into(),
         };
         let title = s.title();
         let summary = s.titles.summary.as_deref().filter(|sum| *sum != title);
@@ -498,7 +497,7 @@ impl LoadedPage<'_> {
                     assistant_turns: a.assistant_turns,
                     turns: turn_views(agent_turns, &format!("s{}-", k + 1)),
                     called_from: p.agents.call_page.get(k).copied().flatten().map(|page| {
-                        format!("{}#task-{}", session_page_href(&p.first_href, page), k + 1)
+                        format!("{}#task-{}", session_page_href(p.first_href, page), k + 1)
                     }),
                 })
                 .collect(),

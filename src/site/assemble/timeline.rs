@@ -127,10 +127,13 @@ fn timeline_page<'m>(path: String, title: String, view: TimelineView) -> Page<'m
     }
 }
 
+/// A month's days, newest first, each with its entries' places.
+type Days = Vec<(String, Vec<usize>)>;
+
 /// The months of `all` (entries newest first), newest first, each with
 /// its days and the entries of each (their places in `all`).
-fn months(all: &[TimelineEntry]) -> Vec<(String, Vec<(String, Vec<usize>)>)> {
-    let mut months: Vec<(String, Vec<(String, Vec<usize>)>)> = Vec::new();
+fn months(all: &[TimelineEntry]) -> Vec<(String, Days)> {
+    let mut months: Vec<(String, Days)> = Vec::new();
     for (i, e) in all.iter().enumerate() {
         let month = month_key(e.ts);
         if months.last().is_none_or(|(m, _)| *m != month) {
@@ -154,7 +157,8 @@ fn months(all: &[TimelineEntry]) -> Vec<(String, Vec<(String, Vec<usize>)>)> {
 fn entries(l: &Links<'_>) -> Vec<TimelineEntry> {
     let model = l.model;
     let project_link = |cwd: &str| l.project_link(&project_key(cwd));
-    let mut all = Vec::with_capacity(model.history.len() + model.sessions.len() + model.starts.len());
+    let mut all =
+        Vec::with_capacity(model.history.len() + model.sessions.len() + model.starts.len());
     let mut add = |ts: DateTime<Utc>, kind, text: Arc<str>, project, session| {
         let seq = all.len() as u32;
         all.push(TimelineEntry {
@@ -182,7 +186,13 @@ fn entries(l: &Links<'_>) -> Vec<TimelineEntry> {
         };
         started.insert(&s.id);
         let project = s.cwd.as_deref().and_then(project_link);
-        add(ts, EntryKind::Start, link.title.clone(), project, Some(link));
+        add(
+            ts,
+            EntryKind::Start,
+            link.title.clone(),
+            project,
+            Some(link),
+        );
     }
     for st in &model.starts {
         let Some(ts) = st
@@ -205,10 +215,66 @@ fn entries(l: &Links<'_>) -> Vec<TimelineEntry> {
         );
     }
     // Sorted in place: a stable sort would hold half of them again.
-    all.sort_unstable_by(|a, b| {
-        b.ts.cmp(&a.ts)
-            .then_with(|| a.text.cmp(&b.text))
-            .then(a.seq.cmp(&b.seq))
-    });
+    all.sort_unstable_by(newest_first);
     all
+}
+
+/// Newest first; at the same time by text, then in the order found.
+fn newest_first(a: &TimelineEntry, b: &TimelineEntry) -> std::cmp::Ordering {
+    b.ts.cmp(&a.ts)
+        .then_with(|| a.text.cmp(&b.text))
+        .then(a.seq.cmp(&b.seq))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn entry(seq: u32, hour: u32, day: u32, month: u32, text: &str) -> TimelineEntry {
+        TimelineEntry {
+            ts: Utc.with_ymd_and_hms(2026, month, day, hour, 0, 0).unwrap(),
+            kind: EntryKind::Start,
+            text: text.into(),
+            project: None,
+            session: None,
+            seq,
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever order entries are found in, each day's run holds the
+        /// entries of that day, every entry is in exactly one run, and
+        /// entries of the same time and text keep the order they were found in.
+        #[test]
+        fn days_are_runs_of_the_entries_newest_first(
+            found in proptest::collection::vec((0u32..3, 1u32..4, 1u32..3, 0u8..2), 0..60),
+        ) {
+            let mut all: Vec<TimelineEntry> = found
+                .iter()
+                .enumerate()
+                .map(|(i, &(h, d, m, t))| entry(i as u32, h, d, m, ["a", "b"][t as usize]))
+                .collect();
+            all.sort_unstable_by(newest_first);
+            for w in all.windows(2) {
+                let key = |e: &TimelineEntry| (std::cmp::Reverse(e.ts), e.text.clone());
+                proptest::prop_assert!(key(&w[0]) <= key(&w[1]));
+                if key(&w[0]) == key(&w[1]) {
+                    proptest::prop_assert!(w[0].seq < w[1].seq);
+                }
+            }
+            let mut next = 0;
+            for (month, days) in months(&all) {
+                for (day, rows) in days {
+                    for &i in &rows {
+                        proptest::prop_assert_eq!(i, next);
+                        next += 1;
+                        proptest::prop_assert_eq!(month_key(all[i].ts), month.clone());
+                        proptest::prop_assert_eq!(all[i].ts.format("%Y-%m-%d").to_string(), day.clone());
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(next, all.len());
+        }
+    }
 }
