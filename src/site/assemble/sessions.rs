@@ -139,7 +139,7 @@ fn laid_session<'m>(
     let no_agents =
         agents.by_key.is_empty() && agents.agent_page.is_empty() && agents.call_page.is_empty();
     let spans = match spans.as_slice() {
-        [one] if one.anchored_before == 0 && *one == whole(s) => Box::default(),
+        [one] if *one == whole(s) => Box::default(),
         _ => spans.into_boxed_slice(),
     };
     LaidSession {
