@@ -328,7 +328,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     } else {
         assemble::Layouts::disabled()
     };
-    let mut site = timed(&mut report, "assemble", || {
+    let site = timed(&mut report, "assemble", || {
         assemble::assemble_with(&model, &layouts)
     })?;
     layouts.save();
@@ -341,9 +341,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         crate::output::manifest::Manifest::disabled()
     };
     let stager = write::Stager::begin(&opts.out, &manifest.previous)?;
-    let search_docs = std::mem::take(&mut site.search_docs);
     let rendered = timed(&mut report, "render", || {
-        render::render(&site, search_docs, &renderer, &stager)
+        render::render(&site, &renderer, &stager)
     });
     Error::after_writing_began(rendered)?;
     let theme_dir = match &theme.origin {

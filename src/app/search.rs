@@ -41,8 +41,8 @@ pub fn search_sources(
     let wanted = project.map(str::to_lowercase);
     let docs: Vec<crate::site::search::Doc> = site
         .search_docs
-        .iter()
-        .filter_map(crate::site::search::Packed::doc)
+        .docs()?
+        .into_iter()
         .filter(|d| match (&wanted, &d.project) {
             (None, _) => true,
             (Some(w), Some(p)) => p.to_lowercase().contains(w.as_str()),

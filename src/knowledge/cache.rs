@@ -109,18 +109,35 @@ struct Entry {
     tail_skip: Option<Box<Skip>>,
 }
 
+/// The index, as read (`F` is [`Found`]) and as written ([`Kept`]): the
+/// same bytes either way.
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct Stored {
+struct Stored<F> {
     format: u32,
     version: String,
     /// The redactor's fingerprint: cached text was redacted by these rules.
     redactor: u64,
-    /// By path; hashed, not ordered: a hundred thousand paths compared
-    /// component by component were a noticeable part of a build.
-    files: HashMap<PathBuf, Entry>,
+    files: F,
 }
 
-impl Stored {
+/// The last build's entries by path; hashed, not ordered: a hundred
+/// thousand paths compared component by component were a noticeable part
+/// of a build.
+type Found = HashMap<PathBuf, Entry>;
+
+/// This build's entries, written as a map like [`Found`]. The paths are
+/// borrowed from discovery: a hundred thousand copies of them, in a map,
+/// were 30 MB at the peak of such a build.
+#[derive(Debug, Default)]
+struct Kept<'s>(Vec<(&'s Path, Entry)>);
+
+impl Serialize for Kept<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(path, e)| (path, e)))
+    }
+}
+
+impl Stored<Found> {
     /// Make the slots of one pack share its name: each was read as a
     /// string of its own.
     fn share_pack_names(&mut self) {
@@ -149,29 +166,30 @@ pub struct CacheStats {
     pub read: usize,
 }
 
-/// The cache of one output directory.
+/// The cache of one output directory, for a build of the transcripts
+/// discovery found (`'s`).
 #[derive(Debug, Default)]
-pub struct Cache {
+pub struct Cache<'s> {
     /// `cache.bin`, the index; None when the cache is disabled.
     path: Option<PathBuf>,
     /// The packs of reader states, in the `states/` folder beside it.
     packs: Packs,
-    old: Stored,
-    new: Stored,
+    old: Stored<Found>,
+    new: Stored<Kept<'s>>,
     pub stats: CacheStats,
 }
 
-impl Cache {
+impl<'s> Cache<'s> {
     /// The cache for output directory `out`, kept under `root` (else the
     /// user's cache directory), or an empty one.
     /// Entries made with other redaction rules are dropped: the cache holds
     /// only text redacted by `redactor`.
-    pub fn open(out: &Path, root: Option<&Path>, redactor: &Redactor) -> Cache {
+    pub fn open(out: &Path, root: Option<&Path>, redactor: &Redactor) -> Cache<'s> {
         let Some(dir) = crate::base::dirs::site_cache_dir(out, root) else {
             return Cache::disabled();
         };
         let path = dir.join("cache.bin");
-        let mut old = stored::read::<Stored>(&path)
+        let mut old = stored::read::<Stored<Found>>(&path)
             .filter(|s| {
                 s.format == FORMAT
                     && s.version == env!("CARGO_PKG_VERSION")
@@ -192,7 +210,7 @@ impl Cache {
     }
 
     /// A cache that remembers nothing and saves nothing.
-    pub fn disabled() -> Cache {
+    pub fn disabled() -> Cache<'s> {
         Cache::default()
     }
 
@@ -206,10 +224,10 @@ impl Cache {
     pub fn read(
         &self,
         root: usize,
-        tf: &TranscriptFile,
+        tf: &'s TranscriptFile,
         r: &Redactor,
         spill: &Spill,
-    ) -> (FileDigest, Option<CachedFile>, Served) {
+    ) -> (FileDigest, Option<CachedFile<'s>>, Served) {
         if !self.enabled() {
             return (
                 crate::knowledge::extract::read_transcript(root, tf, r),
@@ -224,7 +242,7 @@ impl Cache {
         if let (Some(id), Some(e)) = (&identity, old) {
             if *id == e.identity {
                 if let Some(digest) = self.reuse(root, tf, e, r, spill) {
-                    let kept = CachedFile(tf.path.clone(), e.clone());
+                    let kept = CachedFile(&tf.path, e.clone());
                     return (digest, Some(kept), Served::Reused);
                 }
             }
@@ -347,13 +365,13 @@ impl Cache {
 
     fn finish(
         &self,
-        tf: &TranscriptFile,
+        tf: &'s TranscriptFile,
         mut state: ReaderState,
         tail_skip: Option<Skip>,
         served: Served,
         r: &Redactor,
         spill: &Spill,
-    ) -> (FileDigest, Option<CachedFile>, Served) {
+    ) -> (FileDigest, Option<CachedFile<'s>>, Served) {
         let pos = state.position.0;
         // Appended to this build's pack: the previous build's states stay
         // valid until the new index replaces the old one.
@@ -380,11 +398,7 @@ impl Cache {
             })
         });
         let digest = state.into_digest(tf, tail_skip, r, shelved);
-        (
-            digest,
-            entry.map(|e| CachedFile(tf.path.clone(), e)),
-            served,
-        )
+        (digest, entry.map(|e| CachedFile(&tf.path, e)), served)
     }
 
     /// Append the state's turns to this build's pack, in chunks, and
@@ -421,15 +435,22 @@ impl Cache {
         self.packs.flush_buffer();
     }
 
+    /// Make room for the entries of `files` transcripts.
+    pub fn expect(&mut self, files: usize) {
+        if self.enabled() {
+            self.new.files.0.reserve_exact(files);
+        }
+    }
+
     /// Keep a file's entry for the next build, and count how it was served.
-    pub fn keep(&mut self, file: Option<CachedFile>, served: Served) {
+    pub fn keep(&mut self, file: Option<CachedFile<'s>>, served: Served) {
         match served {
             Served::Reused => self.stats.reused += 1,
             Served::Resumed => self.stats.resumed += 1,
             Served::Read => self.stats.read += 1,
         }
         if let Some(CachedFile(path, entry)) = file {
-            self.new.files.insert(path, entry);
+            self.new.files.0.push((path, entry));
         }
     }
 
@@ -447,8 +468,9 @@ impl Cache {
             let live: std::collections::HashSet<&str> = self
                 .new
                 .files
-                .values()
-                .flat_map(|e| [&*e.state.pack, &*e.turns.pack])
+                .0
+                .iter()
+                .flat_map(|(_, e)| [&*e.state.pack, &*e.turns.pack])
                 .collect();
             self.packs.keep_only(&live);
         }
@@ -459,7 +481,7 @@ impl Cache {
     /// when there are many packs: what a long `serve` session leaves.
     fn compact(&mut self) {
         let mut live: BTreeMap<&str, u64> = BTreeMap::new();
-        for e in self.new.files.values() {
+        for (_, e) in &self.new.files.0 {
             for slot in [&e.state, &e.turns] {
                 *live.entry(&*slot.pack).or_default() += slot.len;
             }
@@ -476,7 +498,8 @@ impl Cache {
         let copy = |slot: &Slot| packs.read(slot).and_then(|b| packs.append(&b));
         self.new
             .files
-            .retain(|_, e| match (copy(&e.state), copy(&e.turns)) {
+            .0
+            .retain_mut(|(_, e)| match (copy(&e.state), copy(&e.turns)) {
                 (Some(state), Some(turns)) => {
                     e.state = state;
                     e.turns = turns;
@@ -504,7 +527,7 @@ pub enum Served {
 
 /// A file's cache entry on its way back to the cache.
 #[derive(Debug)]
-pub struct CachedFile(PathBuf, Entry);
+pub struct CachedFile<'s>(&'s Path, Entry);
 
 #[cfg(test)]
 mod tests {

@@ -362,6 +362,18 @@ impl Spill {
 
     fn write(&self, file: &std::fs::File, buf: &[u8], turns: u32) -> std::io::Result<Piece> {
         let bytes = u32::try_from(buf.len()).map_err(invalid)?;
+        let offset = self.append(file, buf)?;
+        Ok(Piece::Stored {
+            shelf: 0,
+            offset,
+            bytes,
+            turns,
+            hash: crate::base::hash::hash_bytes(buf),
+        })
+    }
+
+    /// Write `buf` at the end of the file; where it went.
+    fn append(&self, file: &std::fs::File, buf: &[u8]) -> std::io::Result<u64> {
         // Claim the range under the lock, write it outside: threads write
         // their chunks side by side.
         let offset = {
@@ -371,13 +383,21 @@ impl Spill {
             offset
         };
         write_at(file, buf, offset)?;
-        Ok(Piece::Stored {
-            shelf: 0,
-            offset,
-            bytes,
-            turns,
-            hash: crate::base::hash::hash_bytes(buf),
-        })
+        Ok(offset)
+    }
+
+    /// Keep `buf` (bytes that are not turns) in the file, and say where;
+    /// None when there is no file or it cannot be written: the caller
+    /// holds them itself. Unlike turns, a failure here is not remembered.
+    pub fn put(&self, buf: &[u8]) -> Option<u64> {
+        self.append(self.file.as_ref()?, buf).ok()
+    }
+
+    /// `len` bytes [`Spill::put`] kept at `offset`.
+    pub fn get(&self, offset: u64, len: usize) -> Result<Vec<u8>, crate::Error> {
+        let mut buf = vec![0; len];
+        self.read_from(0, &mut buf, offset)?;
+        Ok(buf)
     }
 
     /// Every turn of `turns`, in order.

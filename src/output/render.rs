@@ -376,22 +376,15 @@ impl Renderer {
 
 /// Render every page, in parallel, straight into `stager`, with the static
 /// files and the search index. Returns the number of files.
-pub fn render(
-    site: &Site<'_>,
-    search_docs: Vec<crate::site::search::Packed>,
-    r: &Renderer,
-    stager: &Stager<'_>,
-) -> Result<usize, Error> {
-    // The index is one long sequential job: it runs beside the pages, and
-    // its documents are freed as soon as it is written.
+pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager<'_>) -> Result<usize, Error> {
+    // The index is one long sequential job: it runs beside the pages.
     let (index, pages) = rayon::join(
         || {
             let mut files = 0;
-            crate::site::search::write_index(&search_docs, SHARD_BYTES, |path, bytes| {
+            site.search_docs.write_index(SHARD_BYTES, |path, bytes| {
                 files += 1;
                 stager.put(path, bytes, 0)
             })?;
-            drop(search_docs);
             for (path, bytes) in &r.static_files {
                 stager.put(path, bytes, 0)?;
             }

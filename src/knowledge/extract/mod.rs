@@ -55,10 +55,10 @@ pub fn extract(roots: &[Root], r: &Redactor) -> Extracted {
 /// Files are read in batches (4,096 files), in parallel within a batch, and
 /// merged in (root, path) order as each batch is done: a hundred thousand
 /// files' digests are never held at once.
-pub fn extract_cached(
-    roots: &[Root],
+pub fn extract_cached<'s>(
+    roots: &'s [Root],
     r: &Redactor,
-    cache: &mut crate::knowledge::cache::Cache,
+    cache: &mut crate::knowledge::cache::Cache<'s>,
     progress: &crate::base::progress::Progress,
     spill: &Spill,
 ) -> Extracted {
@@ -72,11 +72,12 @@ pub fn extract_cached(
     let total: u64 = files.iter().map(|(_, tf)| tf.size).sum();
     let done = std::sync::atomic::AtomicU64::new(0);
     let mut merger = merge::Merger::new(r, files.len());
+    cache.expect(files.len());
     for batch in files.chunks(BATCH) {
         // Largest first so one huge file does not start last and run alone.
         let mut order: Vec<usize> = (0..batch.len()).collect();
         order.sort_by(|&a, &b| batch[b].1.size.cmp(&batch[a].1.size));
-        let shared: &crate::knowledge::cache::Cache = cache;
+        let shared: &crate::knowledge::cache::Cache<'s> = cache;
         let mut read: Vec<_> = order
             .par_iter()
             .map(|&k| {

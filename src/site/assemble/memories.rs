@@ -109,25 +109,20 @@ fn memory_page<'m>(l: &Links<'m>, i: usize) -> Page<'m> {
 }
 
 /// The search documents of the memories.
-pub(super) fn search_docs(l: &Links<'_>) -> Vec<crate::site::search::Packed> {
-    l.model
-        .memories
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let project = l.projects.get(&l.memory_project[i]);
-            let doc = crate::site::search::memory_doc(
-                m,
-                &l.memory_href[i],
-                project.map(|p| &*p.link.title),
-                project
-                    .and_then(|p| p.last_active)
-                    .map(|t| t.timestamp())
-                    .unwrap_or(0),
-            );
-            crate::site::search::Packed::new(&doc)
-        })
-        .collect()
+pub(super) fn search_docs(l: &Links<'_>, docs: &mut crate::site::search::SearchDocs<'_>) {
+    for (i, m) in l.model.memories.iter().enumerate() {
+        let project = l.projects.get(&l.memory_project[i]);
+        let doc = crate::site::search::memory_doc(
+            m,
+            &l.memory_href[i],
+            project.map(|p| &*p.link.title),
+            project
+                .and_then(|p| p.last_active)
+                .map(|t| t.timestamp())
+                .unwrap_or(0),
+        );
+        docs.push(crate::site::search::Packed::new(&doc));
+    }
 }
 
 #[cfg(test)]

@@ -103,7 +103,7 @@ pub struct Site<'m> {
     /// The sessions' pages, apart, made as they are rendered.
     pub session_pages: SessionPages<'m>,
     /// What the search index holds: one document per memory and session page.
-    pub search_docs: Vec<crate::site::search::Packed>,
+    pub search_docs: crate::site::search::SearchDocs<'m>,
     pub skips: Vec<Skip>,
     pub projects: usize,
     pub sessions: usize,
@@ -135,8 +135,9 @@ pub fn assemble_with<'m>(
     let setup = setup::Paths::new(&l);
     // Sessions' documents go straight after the others, into room made
     // for them: appended later, a hundred thousand were held twice.
-    let mut search_docs = memories::search_docs(&l);
-    search_docs.extend(projects::history_docs(&l));
+    let mut search_docs = crate::site::search::SearchDocs::new(&model.spill);
+    memories::search_docs(&l, &mut search_docs);
+    projects::history_docs(&l, &mut search_docs);
     let (session_pages, changes) = sessions::pages(&l, &setup, layouts, &mut search_docs)?;
     let (file_pages, file_lists) = files::pages(&l, changes);
     let mut pages = home::pages(&l, &cards, &activity);

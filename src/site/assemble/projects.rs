@@ -181,35 +181,31 @@ fn history_rows(l: &Links<'_>, p: &Project) -> Vec<HistoryRow> {
 
 /// A search document per project with prompts known only from history:
 /// they are found like any session's, and lead to the project page.
-pub(super) fn history_docs(l: &Links<'_>) -> Vec<crate::site::search::Packed> {
+pub(super) fn history_docs(l: &Links<'_>, docs: &mut crate::site::search::SearchDocs<'_>) {
     use crate::site::search::{Doc, DocKind, Packed};
     let model = l.model;
-    l.projects
-        .values()
-        .filter(|p| !p.history.is_empty())
-        .map(|p| {
-            let last = p.history.iter().map(|&h| model.history[h].ts).max();
-            Packed::new(&Doc {
-                kind: DocKind::Session,
-                title: format!("Prompts in {} (from history)", p.link.title),
-                headings: Vec::new(),
-                url: p.link.href.to_string(),
-                project: Some(p.link.title.to_string()),
-                date: last.map(|t| t.format("%Y-%m-%d").to_string()),
-                sort: last.map(|t| t.timestamp()).unwrap_or(0),
-                tools: Vec::new(),
-                paths: Vec::new(),
-                texts: p
-                    .history
-                    .iter()
-                    .rev()
-                    .take(LIST_ROWS)
-                    .map(|&h| ("#history".to_string(), model.history[h].display.to_string()))
-                    .collect(),
-                outputs: Vec::new(),
-            })
-        })
-        .collect()
+    for p in l.projects.values().filter(|p| !p.history.is_empty()) {
+        let last = p.history.iter().map(|&h| model.history[h].ts).max();
+        docs.push(Packed::new(&Doc {
+            kind: DocKind::Session,
+            title: format!("Prompts in {} (from history)", p.link.title),
+            headings: Vec::new(),
+            url: p.link.href.to_string(),
+            project: Some(p.link.title.to_string()),
+            date: last.map(|t| t.format("%Y-%m-%d").to_string()),
+            sort: last.map(|t| t.timestamp()).unwrap_or(0),
+            tools: Vec::new(),
+            paths: Vec::new(),
+            texts: p
+                .history
+                .iter()
+                .rev()
+                .take(LIST_ROWS)
+                .map(|&h| ("#history".to_string(), model.history[h].display.to_string()))
+                .collect(),
+            outputs: Vec::new(),
+        }));
+    }
 }
 
 /// Tools by how often they were called, most first.

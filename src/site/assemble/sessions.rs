@@ -98,11 +98,11 @@ pub(super) fn pages<'m>(
     l: &Links<'m>,
     setup: &super::setup::Paths<'m>,
     layouts: &Layouts,
-    docs: &mut Vec<crate::site::search::Packed>,
+    docs: &mut crate::site::search::SearchDocs<'_>,
 ) -> Result<LaidSessions<'m>, crate::Error> {
     use rayon::prelude::*;
     let mut laid = Vec::with_capacity(l.sessions.len());
-    docs.reserve_exact(l.sessions.len());
+    docs.reserve(l.sessions.len());
     let mut changes = Vec::new();
     let mut count = 0;
     for batch in l.sessions.chunks(BATCH) {

@@ -10,9 +10,12 @@
 //! * ties go to knowledge pages (memories) first, then to the newest.
 //!
 //! The numbers live in [`spec::SPEC`]. The browser runs the same rules in
-//! `search.js`, with the spec and the index that [`index_files`] writes.
+//! `search.js`, with the spec and the index that [`SearchDocs::write_index`] writes.
 
+mod docs;
 pub mod spec;
+
+pub use docs::{Packed, SearchDocs};
 
 use crate::knowledge::model::{Memory, Session, Turn};
 use serde::{Deserialize, Serialize};
@@ -58,34 +61,6 @@ pub struct Doc {
     pub texts: Vec<(String, String)>,
     #[serde(rename = "o", skip_serializing_if = "Vec::is_empty", default)]
     pub outputs: Vec<String>,
-}
-
-/// A document as the index holds it: its shard and its JSON (made safe
-/// for a script), encoded once, when the document is made. A hundred
-/// thousand documents held as structures of strings took twice the room.
-#[derive(Debug, Clone)]
-pub struct Packed {
-    shard: Box<str>,
-    json: Box<str>,
-}
-
-impl Packed {
-    pub fn new(d: &Doc) -> Packed {
-        let shard = match d.kind {
-            DocKind::Knowledge => "knowledge".into(),
-            DocKind::Session => shard_key(d.project.as_deref()).into(),
-        };
-        let json = serde_json::to_string(d).unwrap_or_default();
-        Packed {
-            shard,
-            json: crate::base::text::json_for_script(&json).into(),
-        }
-    }
-
-    /// The document again, to rank it here rather than in the page.
-    pub fn doc(&self) -> Option<Doc> {
-        serde_json::from_str(&self.json).ok()
-    }
 }
 
 /// How much of a session a search document holds: the page index must stay
@@ -396,80 +371,6 @@ pub fn shard_key(project: Option<&str>) -> String {
     )
 }
 
-/// Index files for the page: `search/index.js` lists the shards; each shard
-/// calls `ccwikiSearch.add([...])`. Knowledge is one shard, each project's
-/// sessions another, split so no shard exceeds about `shard_bytes`.
-pub fn index_files(docs: &[Packed], shard_bytes: usize) -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::new();
-    let _ = write_index(docs, shard_bytes, |path, bytes| {
-        files.push((path.to_string(), bytes.to_vec()));
-        Ok::<(), std::convert::Infallible>(())
-    });
-    files
-}
-
-/// [`index_files`], handing each file to `emit` as soon as it is complete,
-/// so that the whole index is never in memory at once.
-pub fn write_index<E>(
-    docs: &[Packed],
-    shard_bytes: usize,
-    mut emit: impl FnMut(&str, &[u8]) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut groups: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-    for d in docs {
-        groups.entry(&d.shard).or_default().push(&d.json);
-    }
-    let mut names = Vec::new();
-    for (key, docs) in groups {
-        let mut part = 0;
-        let mut body = String::new();
-        for json in docs {
-            if !body.is_empty() && body.len() + json.len() > shard_bytes {
-                let name = shard_name(key, part);
-                emit(&format!("search/{name}.js"), close_shard(body).as_bytes())?;
-                names.push(name);
-                part += 1;
-                body = String::new();
-            }
-            body.push_str(if body.is_empty() {
-                "ccwikiSearch.add([\n"
-            } else {
-                ",\n"
-            });
-            body.push_str(json);
-        }
-        if !body.is_empty() {
-            let name = shard_name(key, part);
-            emit(&format!("search/{name}.js"), close_shard(body).as_bytes())?;
-            names.push(name);
-        }
-    }
-    let manifest = crate::base::text::json_for_script(
-        &serde_json::to_string(&names).unwrap_or_else(|_| "[]".into()),
-    );
-    emit(
-        "search/index.js",
-        format!(
-            "ccwikiSearch.spec({});\nccwikiSearch.shards({manifest});\n",
-            spec::json()
-        )
-        .as_bytes(),
-    )
-}
-
-fn shard_name(key: &str, part: usize) -> String {
-    if part == 0 {
-        key.to_string()
-    } else {
-        format!("{key}-{part}")
-    }
-}
-
-fn close_shard(mut body: String) -> String {
-    body.push_str("\n]);\n");
-    body
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -581,9 +482,12 @@ mod tests {
             docs.push(d);
         }
         docs.push(doc(DocKind::Knowledge, 0, "k"));
-        let packed: Vec<Packed> = docs.iter().map(Packed::new).collect();
-        assert_eq!(packed[1].doc().map(|d| d.url), Some(docs[1].url.clone()));
-        let files = index_files(&packed, 3000);
+        let spill = crate::knowledge::spill::Spill::none();
+        let mut packed = SearchDocs::new(&spill);
+        for d in &docs {
+            packed.push(Packed::new(d));
+        }
+        let files = packed.index_files(3000).unwrap();
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         assert!(names.contains(&"search/index.js"));
         assert!(names.contains(&"search/knowledge.js"));
