@@ -120,10 +120,42 @@ struct Stored<F> {
     files: F,
 }
 
-/// The last build's entries by path; hashed, not ordered: a hundred
-/// thousand paths compared component by component were a noticeable part
-/// of a build.
-type Found = HashMap<PathBuf, Entry>;
+/// The last build's entries, by a hash of their path ([`path_key`]): a
+/// hundred thousand paths compared component by component were a
+/// noticeable part of a build, and held as keys, 10 MB of a rebuild's
+/// peak. Two paths with one hash would only make one of them miss: an
+/// entry is used only for a file whose identity it matches.
+#[derive(Debug, Default)]
+struct Found(HashMap<u64, Entry>);
+
+fn path_key(path: &Path) -> Option<u64> {
+    path.to_str().map(|p| hash_bytes(p.as_bytes()))
+}
+
+impl<'de> Deserialize<'de> for Found {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Found;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of paths to cache entries")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Found, A::Error> {
+                let mut found = HashMap::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some((path, entry)) =
+                    map.next_entry::<std::borrow::Cow<'de, str>, Entry>()?
+                {
+                    found.insert(hash_bytes(path.as_bytes()), entry);
+                }
+                Ok(Found(found))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
 
 /// This build's entries, written as a map like [`Found`]. The paths are
 /// borrowed from discovery: a hundred thousand copies of them, in a map,
@@ -142,7 +174,7 @@ impl Stored<Found> {
     /// string of its own.
     fn share_pack_names(&mut self) {
         let mut names: std::collections::HashSet<std::sync::Arc<str>> = Default::default();
-        for e in self.files.values_mut() {
+        for e in self.files.0.values_mut() {
             for slot in [&mut e.state, &mut e.turns] {
                 match names.get(&slot.pack) {
                     Some(name) => slot.pack = name.clone(),
@@ -235,7 +267,7 @@ impl<'s> Cache<'s> {
                 Served::Read,
             );
         }
-        let old = self.old.files.get(&tf.path);
+        let old = path_key(&tf.path).and_then(|k| self.old.files.0.get(&k));
         // Only worth its opening of the file when there is something to
         // compare it with.
         let identity = old.and_then(|_| identity(tf));
@@ -649,7 +681,9 @@ mod tests {
             .iter()
             .find(|t| t.path.ends_with("s1.jsonl"))
             .unwrap();
-        let turns = cache.old.files[&session.path].turns.clone();
+        let turns = cache.old.files.0[&path_key(&session.path).unwrap()]
+            .turns
+            .clone();
         assert!(turns.len > 2 * READ_BYTES, "several reads: {}", turns.len);
         let pack = cache.packs.path(&turns.pack).unwrap();
         let mut bytes = std::fs::read(&pack).unwrap();
