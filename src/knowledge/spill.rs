@@ -13,6 +13,9 @@
 //! cache directory: it holds unredacted text, disappears with the process
 //! however it ends, and never goes near the site.
 //!
+//! Other bytes that wait for rendering (the search documents) are kept in
+//! the same file, through [`Spill::put`] and [`Spill::get`].
+//!
 //! Turns the incremental cache already keeps are not written again: the
 //! cache's packs hold them in the same chunks (see [`encode_chunks`]), and a
 //! pack opened as a *shelf* of the spill ([`Spill::shelf`]) is read like
