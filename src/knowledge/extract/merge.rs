@@ -81,6 +81,12 @@ impl<'r> Merger<'r> {
             );
             let clues = &mut self.clues[i];
             if !clues.last().is_some_and(|(_, own)| own.is_some()) {
+                // Most sessions are one part: room for just it, where a
+                // first push makes room for four (16 MB of a hundred
+                // thousand sessions).
+                if clues.is_empty() {
+                    clues.reserve_exact(1);
+                }
                 clues.push(clue);
             }
             add_part(&mut self.sessions[i], part);
