@@ -394,10 +394,15 @@ pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager<'_>) -> Result<usiz
             site.pages.par_iter().try_for_each(|p| r.page(p, stager))?;
             let sessions = &site.session_pages;
             sessions.sessions().par_iter().try_for_each(|laid| {
-                sessions
-                    .pages_of(laid)
-                    .iter()
-                    .try_for_each(|p| r.page(p, stager))
+                let pages = sessions.pages_of(laid);
+                // A long session's pages on every core too: one session
+                // of a gigabyte is hundreds of pages, and was rendered by
+                // one thread while the other had nothing left to do.
+                if pages.len() > 1 {
+                    pages.par_iter().try_for_each(|p| r.page(p, stager))
+                } else {
+                    pages.iter().try_for_each(|p| r.page(p, stager))
+                }
             })
         },
     );
