@@ -74,12 +74,16 @@ pub fn extract_cached<'s>(
     let mut merger = merge::Merger::new(r, files.len());
     cache.expect(files.len());
     for batch in files.chunks(BATCH) {
-        // Largest first so one huge file does not start last and run alone.
+        // Largest first so one huge file does not start last and run alone,
+        // each thread taking the next file of that order as it is free (a
+        // split list gave one thread all the large files, one after
+        // another, while the other finished the small ones and waited).
         let mut order: Vec<usize> = (0..batch.len()).collect();
         order.sort_by(|&a, &b| batch[b].1.size.cmp(&batch[a].1.size));
         let shared: &crate::knowledge::cache::Cache<'s> = cache;
         let mut read: Vec<_> = order
-            .par_iter()
+            .iter()
+            .par_bridge()
             .map(|&k| {
                 let (root, tf) = batch[k];
                 let (mut digest, entry, served) = shared.read(root, tf, r, spill);
