@@ -129,7 +129,12 @@ struct Stored<F> {
 struct Found(HashMap<u64, Entry>);
 
 fn path_key(path: &Path) -> Option<u64> {
-    path.to_str().map(|p| hash_bytes(p.as_bytes()))
+    path.to_str().map(str_key)
+}
+
+/// [`path_key`] of a path as the index stores it (a string).
+fn str_key(path: &str) -> u64 {
+    hash_bytes(path.as_bytes())
 }
 
 impl<'de> Deserialize<'de> for Found {
@@ -148,7 +153,7 @@ impl<'de> Deserialize<'de> for Found {
                 while let Some((path, entry)) =
                     map.next_entry::<std::borrow::Cow<'de, str>, Entry>()?
                 {
-                    found.insert(hash_bytes(path.as_bytes()), entry);
+                    found.insert(str_key(&path), entry);
                 }
                 Ok(Found(found))
             }

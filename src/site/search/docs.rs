@@ -79,14 +79,6 @@ impl<'s> SearchDocs<'s> {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.docs.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.docs.is_empty()
-    }
-
     pub fn reserve(&mut self, more: usize) {
         self.docs.reserve_exact(more);
     }
@@ -298,8 +290,8 @@ mod tests {
             for d in &made {
                 docs.push(Packed::new(d));
             }
-            assert_eq!(docs.len(), made.len());
             let back = docs.docs().unwrap();
+            assert_eq!(back.len(), made.len());
             let urls = |ds: &[Doc]| ds.iter().map(|d| d.url.clone()).collect::<Vec<_>>();
             assert_eq!(urls(&back), urls(&made));
             assert_eq!(back[7].texts, made[7].texts);
