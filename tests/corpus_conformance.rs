@@ -505,43 +505,55 @@ fn every_corpus_root_builds_and_shows_what_it_holds() {
 /// compactions, sessions sharing a file).
 #[test]
 fn reading_in_pieces_equals_reading_in_one_go() {
+    use ccwiki::knowledge::spill::Spill;
     let r = ccwiki::knowledge::redact::Redactor::disabled();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let spill = Spill::in_dir(dir.path()).expect("spill");
     let mut files = 0;
     let Some(roots) = data_roots() else { return };
     for root in roots {
         let sources = ccwiki::source::discover::discover(&[root]).expect("discover");
         for tf in &sources.roots[0].transcripts {
+            let none = Spill::none();
             let one = {
                 let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf, &r);
                 let tail = s.read(tf, &r);
-                common::everything(&s.into_digest(tf, tail, &r, None))
+                common::everything(&s.into_digest(tf, tail, &r, None, &none), &none)
             };
             for piece in [3_000u64, 40_000] {
                 if tf.size <= piece {
                     continue;
                 }
-                let (s, tail) =
-                    ccwiki::knowledge::extract::ReaderState::read_in_pieces(0, tf, piece, &r);
-                let pieces = common::everything(&s.into_digest(tf, tail, &r, None));
-                if one != pieces {
-                    let at = one
-                        .bytes()
-                        .zip(pieces.bytes())
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(0);
-                    let from = at.saturating_sub(200);
-                    panic!(
-                        "{} read in {piece}-byte pieces differs from one read at byte {at}:\n one:    {}\n pieces: {}",
-                        tf.path.display(),
-                        &one[from..(at + 200).min(one.len())],
-                        &pieces[from..(at + 200).min(pieces.len())]
+                // Each piece's turns held, and each stowed to a spill as
+                // soon as it is read (folding reads back what it changes).
+                for spill in [&none, &spill] {
+                    let (s, tail) = ccwiki::knowledge::extract::ReaderState::read_in_pieces(
+                        0, tf, piece, &r, spill,
                     );
+                    let pieces =
+                        common::everything(&s.into_digest(tf, tail, &r, None, spill), spill);
+                    if one != pieces {
+                        let at = one
+                            .bytes()
+                            .zip(pieces.bytes())
+                            .position(|(a, b)| a != b)
+                            .unwrap_or(0);
+                        let from = at.saturating_sub(200);
+                        panic!(
+                            "{} read in {piece}-byte pieces differs from one read at byte {at}:\n one:    {}\n pieces: {}",
+                            tf.path.display(),
+                            &one[from..(at + 200).min(one.len())],
+                            &pieces[from..(at + 200).min(pieces.len())]
+                        );
+                    }
                 }
             }
             files += 1;
         }
     }
     assert!(files > 400, "{files} files");
+    assert!(spill.written() > 0, "pieces were stowed");
+    assert_eq!(spill.failure(), None);
 }
 
 /// The user names that project folders spell (`-Users-X-…`, `-home-X-…`,

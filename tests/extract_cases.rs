@@ -415,23 +415,31 @@ fn the_same_session_in_a_backup_is_one_session_with_its_longer_copy() {
 
 #[test]
 fn large_files_read_in_pieces_give_the_same_result() {
+    use ccwiki::knowledge::spill::Spill;
     let demo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
     let sources = ccwiki::source::discover::discover(&[demo]).unwrap();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (none, spill) = (Spill::none(), Spill::in_dir(dir.path()).expect("spill"));
     let mut checked = 0;
     for tf in &sources.roots[0].transcripts {
         let r = Redactor::disabled();
         let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf, &r);
         let tail = s.read(tf, &r);
-        let one = common::everything(&s.into_digest(tf, tail, &r, None));
+        let one = common::everything(&s.into_digest(tf, tail, &r, None, &none), &none);
         for piece in [300u64, 1_500, 9_000] {
-            let (s, tail) =
-                ccwiki::knowledge::extract::ReaderState::read_in_pieces(0, tf, piece, &r);
-            let pieces = common::everything(&s.into_digest(tf, tail, &r, None));
-            assert_eq!(one, pieces, "{} in {piece}-byte pieces", tf.path.display());
+            for spill in [&none, &spill] {
+                let (s, tail) = ccwiki::knowledge::extract::ReaderState::read_in_pieces(
+                    0, tf, piece, &r, spill,
+                );
+                let pieces = common::everything(&s.into_digest(tf, tail, &r, None, spill), spill);
+                assert_eq!(one, pieces, "{} in {piece}-byte pieces", tf.path.display());
+            }
         }
         checked += 1;
     }
     assert!(checked >= 10);
+    assert!(spill.written() > 0, "pieces were stowed");
+    assert_eq!(spill.failure(), None);
 }
 
 #[test]

@@ -24,7 +24,7 @@ use crate::base::stored;
 use crate::knowledge::extract::{FileDigest, ReaderState, Shelved};
 use crate::knowledge::pack::{Packs, Slot};
 use crate::knowledge::redact::Redactor;
-use crate::knowledge::spill::{chunk_intact, decode_chunk, encode_chunks, Chunk, Spill};
+use crate::knowledge::spill::{chunk_intact, decode_chunk, Chunk, Spill};
 use crate::source::discover::TranscriptFile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -32,7 +32,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
-const FORMAT: u32 = 9;
+const FORMAT: u32 = 10;
 const PROBE: u64 = 4096;
 
 use crate::base::hash::hash_bytes;
@@ -267,7 +267,7 @@ impl<'s> Cache<'s> {
     ) -> (FileDigest, Option<CachedFile<'s>>, Served) {
         if !self.enabled() {
             return (
-                crate::knowledge::extract::read_transcript(root, tf, r),
+                crate::knowledge::extract::read_transcript(root, tf, r, spill),
                 None,
                 Served::Read,
             );
@@ -304,6 +304,7 @@ impl<'s> Cache<'s> {
             tf,
             crate::knowledge::extract::PIECE_BYTES,
             r,
+            spill,
         );
         self.finish(tf, state, tail, Served::Read, r, spill)
     }
@@ -333,7 +334,7 @@ impl<'s> Cache<'s> {
             shelf,
             base: e.turns.offset,
         };
-        Some(state.into_digest(tf, e.tail_skip.as_deref().cloned(), r, Some(at)))
+        Some(state.into_digest(tf, e.tail_skip.as_deref().cloned(), r, Some(at), spill))
     }
 
     /// True when every chunk of `e`'s turns reads back as it was written.
@@ -412,7 +413,7 @@ impl<'s> Cache<'s> {
         let pos = state.position.0;
         // Appended to this build's pack: the previous build's states stay
         // valid until the new index replaces the old one.
-        let slots = self.append_turns(&mut state).and_then(|turns| {
+        let slots = self.append_turns(&mut state, spill).and_then(|turns| {
             let state = self.packs.append_value(&state)?;
             Some((state, turns))
         });
@@ -434,19 +435,20 @@ impl<'s> Cache<'s> {
                 base: e.turns.offset,
             })
         });
-        let digest = state.into_digest(tf, tail_skip, r, shelved);
+        let digest = state.into_digest(tf, tail_skip, r, shelved, spill);
         (digest, entry.map(|e| CachedFile(&tf.path, e)), served)
     }
 
     /// Append the state's turns to this build's pack, in chunks, and
     /// record in the state where they are; None when they cannot be.
-    fn append_turns(&self, state: &mut ReaderState) -> Option<Slot> {
+    /// Turns already in `spill` (a large file's) are copied as they are.
+    fn append_turns(&self, state: &mut ReaderState, spill: &Spill) -> Option<Slot> {
         let mut chunks = Vec::new();
         let slot = self.packs.append_with(|w| {
             let mut at = 0u64;
             for turns in state.turn_lists() {
                 let mut list = Vec::new();
-                encode_chunks(turns, |bytes, n| {
+                spill.encoded(turns, |bytes, n| {
                     w.write_all(bytes)?;
                     list.push(Chunk {
                         offset: at,
@@ -456,13 +458,12 @@ impl<'s> Cache<'s> {
                     });
                     at += bytes.len() as u64;
                     Ok(())
-                })
-                .map_err(|(_, e)| e)?;
+                })?;
                 chunks.push(list);
             }
             Ok(at)
         })?;
-        state.turns_stored(chunks);
+        state.turns_stored(chunks, spill);
         Some(slot)
     }
 

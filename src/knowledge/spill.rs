@@ -209,6 +209,67 @@ impl Turns {
         other.append(std::mem::take(self));
         *self = other;
     }
+
+    /// Put `turn` after the others, held.
+    pub fn push(&mut self, turn: Turn) {
+        self.len += 1;
+        match self.pieces.last_mut() {
+            Some(Piece::Held(held)) => held.push(turn),
+            _ => self.pieces.push(Piece::Held(vec![turn])),
+        }
+    }
+
+    /// The piece that holds turn `i`, and where `i` is in it.
+    fn locate(&self, i: usize) -> Option<(usize, usize)> {
+        // From the end: what changes is nearly always among the last turns.
+        let mut end = self.len;
+        for (k, piece) in self.pieces.iter().enumerate().rev() {
+            let start = end - piece.len();
+            if i >= start && i < end {
+                return Some((k, i - start));
+            }
+            end = start;
+        }
+        None
+    }
+
+    /// Turn `i`, when it is held. Reading holds every turn a later line
+    /// may change; only folding the pieces of a file read in pieces
+    /// changes stored turns, through [`Turns::get_mut`].
+    pub fn held_mut(&mut self, i: usize) -> Option<&mut Turn> {
+        let (k, at) = self.locate(i)?;
+        match &mut self.pieces[k] {
+            Piece::Held(held) => held.get_mut(at),
+            Piece::Stored { .. } => None,
+        }
+    }
+
+    /// Turn `i`, to change: a stored chunk that holds it is read back and
+    /// held from then on (and written again when the turns are stowed).
+    /// None when there is no such turn, or its chunk cannot be read back
+    /// (said by [`Spill::failure`]).
+    pub fn get_mut(&mut self, i: usize, spill: &Spill) -> Option<&mut Turn> {
+        let (k, _) = self.locate(i)?;
+        if matches!(self.pieces[k], Piece::Stored { .. }) {
+            let mut turns = Vec::with_capacity(self.pieces[k].len());
+            match spill.read_piece(&self.pieces[k], 0..self.pieces[k].len(), &mut turns) {
+                Ok(()) => self.pieces[k] = Piece::Held(turns),
+                Err(e) => {
+                    spill.fail(format!("cannot read back extracted turns: {e}"));
+                    return None;
+                }
+            }
+        }
+        self.held_mut(i)
+    }
+
+    /// Each piece as a list of its own, in order: a chunk stored, or turns held.
+    pub fn into_pieces(self) -> impl Iterator<Item = Turns> {
+        self.pieces.into_iter().map(|piece| Turns {
+            len: piece.len(),
+            pieces: vec![piece],
+        })
+    }
 }
 
 /// The file that holds spilled turns; see the module documentation.
@@ -297,8 +358,7 @@ impl Spill {
             Ok(())
         });
         if let Err((done, e)) = written {
-            let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-            failed.get_or_insert_with(|| e.to_string());
+            self.fail(e.to_string());
             held.drain(..done);
             pieces.push(Piece::Held(held));
         }
@@ -408,6 +468,68 @@ impl Spill {
         self.load_range(turns, 0..turns.len)
     }
 
+    /// Hand `f` the turns of each piece of `turns` in order (from the last
+    /// when `backwards`) until it says to stop: held turns where they
+    /// are, stored ones read back one chunk at a time.
+    pub fn visit(
+        &self,
+        turns: &Turns,
+        backwards: bool,
+        mut f: impl FnMut(&[Turn]) -> std::ops::ControlFlow<()>,
+    ) -> Result<(), crate::Error> {
+        let mut order: Vec<&Piece> = turns.pieces.iter().collect();
+        if backwards {
+            order.reverse();
+        }
+        let mut read = Vec::new();
+        for piece in order {
+            let flow = match piece {
+                Piece::Held(held) => f(held),
+                Piece::Stored { .. } => {
+                    read.clear();
+                    self.read_piece(piece, 0..piece.len(), &mut read)?;
+                    f(&read)
+                }
+            };
+            if flow.is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hand `put` each chunk of `turns` encoded, with the number of turns
+    /// it holds: stored chunks as they were written (checked), held turns
+    /// encoded as [`Spill::stow`] would.
+    pub fn encoded(
+        &self,
+        turns: &Turns,
+        mut put: impl FnMut(&[u8], u32) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        for piece in &turns.pieces {
+            match piece {
+                Piece::Held(held) => encode_chunks(held, &mut put).map_err(|(_, e)| e)?,
+                Piece::Stored {
+                    shelf,
+                    offset,
+                    bytes,
+                    turns,
+                    hash,
+                } => {
+                    buf.resize(*bytes as usize, 0);
+                    self.read_from(*shelf, &mut buf, *offset)
+                        .map_err(std::io::Error::other)?;
+                    if crate::base::hash::hash_bytes(&buf) != *hash {
+                        return Err(invalid("extracted turns changed on disk"));
+                    }
+                    put(&buf, *turns)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The turns at `range` (indexes into the whole list); reads only the
     /// chunks that hold them.
     pub fn load_range(
@@ -427,36 +549,56 @@ impl Spill {
             let to = range.end.min(here.end) - here.start;
             match piece {
                 Piece::Held(t) => out.extend_from_slice(&t[from..to]),
-                Piece::Stored {
-                    shelf,
-                    offset,
-                    bytes,
-                    turns,
-                    ..
-                } => {
-                    thread_local! {
-                        // One buffer per thread, reused: chunks are read by the thousand.
-                        static CHUNK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-                    }
-                    CHUNK.with_borrow_mut(|buf| {
-                        buf.resize(*bytes as usize, 0);
-                        self.read_from(*shelf, buf, *offset)?;
-                        // Turns are encoded one after another: decode up to `to`.
-                        let mut at = 0;
-                        for i in 0..to.min(*turns as usize) {
-                            let (t, used): (Turn, usize) = stored::decode_prefix(&buf[at..])
-                                .map_err(|e| self.error(invalid(e)))?;
-                            at += used;
-                            if i >= from {
-                                out.push(t);
-                            }
-                        }
-                        Ok::<(), crate::Error>(())
-                    })?;
-                }
+                Piece::Stored { .. } => self.read_piece(piece, from..to, &mut out)?,
             }
         }
         Ok(out)
+    }
+
+    /// Push onto `out` the turns at `range` (indexes into the piece) of a
+    /// stored piece.
+    fn read_piece(
+        &self,
+        piece: &Piece,
+        range: Range<usize>,
+        out: &mut Vec<Turn>,
+    ) -> Result<(), crate::Error> {
+        let Piece::Stored {
+            shelf,
+            offset,
+            bytes,
+            turns,
+            ..
+        } = piece
+        else {
+            return Ok(());
+        };
+        thread_local! {
+            // One buffer per thread, reused: chunks are read by the thousand.
+            static CHUNK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        CHUNK.with_borrow_mut(|buf| {
+            buf.resize(*bytes as usize, 0);
+            self.read_from(*shelf, buf, *offset)?;
+            // Turns are encoded one after another: decode up to the range's end.
+            let mut at = 0;
+            for i in 0..range.end.min(*turns as usize) {
+                let (t, used): (Turn, usize) =
+                    stored::decode_prefix(&buf[at..]).map_err(|e| self.error(invalid(e)))?;
+                at += used;
+                if i >= range.start {
+                    out.push(t);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Remember why turns could not be written or read back: from then
+    /// on turns stay held.
+    pub fn fail(&self, why: String) {
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        failed.get_or_insert(why);
     }
 
     /// A session's turns and each of its sub-agents' turns.

@@ -331,8 +331,31 @@ pub fn broken_links(site: &Path) -> Vec<String> {
 }
 
 /// A file's digest, all of it: what is cached (as JSON) and its turns.
-pub fn everything(d: &ccwiki::knowledge::extract::FileDigest) -> String {
-    let turns: Vec<_> = d.parts.iter().map(|p| (&p.turns, &p.agents)).collect();
+pub fn everything(
+    d: &ccwiki::knowledge::extract::FileDigest,
+    spill: &ccwiki::knowledge::spill::Spill,
+) -> String {
+    use ccwiki::knowledge::model::{Subagent, Turns};
+    // Turns as they are, wherever they are kept and however they are cut.
+    let held = |t: &Turns| Turns::from(spill.load(t).expect("turns read back"));
+    let agent = |a: &Subagent| Subagent {
+        turns: held(&a.turns),
+        ..a.clone()
+    };
+    let turns: Vec<_> = d
+        .parts
+        .iter()
+        .map(|p| {
+            (
+                held(&p.turns),
+                p.agents.iter().map(agent).collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let subagent = d
+        .subagent
+        .as_ref()
+        .map(|(parent, cwd, a)| (parent, cwd, agent(a)));
     let json = serde_json::to_string(d).expect("json");
-    format!("{json}\n{turns:?}\n{:?}", d.subagent)
+    format!("{json}\n{turns:?}\n{subagent:?}")
 }

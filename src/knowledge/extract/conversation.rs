@@ -6,10 +6,11 @@
 
 use crate::base::small_set::SmallSet;
 use crate::knowledge::model::{
-    prompt_key, Block, CompactKind, Edit, ModelUsage, Text, ToolCall, Turn, Usage, EDIT_CHARS,
-    TOOL_TEXT_CHARS,
+    prompt_key, Block, CompactKind, Edit, ModelUsage, Text, ToolCall, Turn, Turns, Usage,
+    EDIT_CHARS, TOOL_TEXT_CHARS,
 };
 use crate::knowledge::redact::{Scrub, LOOKAHEAD};
+use crate::knowledge::spill::Spill;
 use crate::source::record::{
     edits_of, input_lines, output_prefix, Content, Message, RawBlock, Record, ToolInput, EDIT_ARGS,
 };
@@ -162,12 +163,22 @@ impl Aside {
 }
 
 /// Accumulates one conversation's turns and counts.
+///
+/// While lines are read every turn is held, so that a later line can
+/// change it. A piece of a file read in pieces is stowed to the spill as
+/// soon as it is read ([`Conversation::stow`]): folding the pieces reads
+/// back only the chunks a later piece changes, so one huge session never
+/// has all its turns in memory.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Conversation {
     /// Cached apart from the rest (see `ReaderState::turns_stored`).
     #[serde(skip)]
-    pub turns: Vec<Turn>,
+    pub turns: Turns,
     by_message_id: HashMap<String, usize>,
+    /// Compaction markers still waiting for their summary, in order: the
+    /// next summary fills the last.
+    #[serde(default)]
+    open_markers: Vec<usize>,
     pub prompts: u64,
     pub assistant_turns: u64,
     pub usage: Usage,
@@ -295,19 +306,8 @@ impl Conversation {
             self.outputs.push(result.text.cut(OUTPUT_SAMPLE_CHARS));
         }
         match self.pending.remove(id) {
-            Some(at) => self.attach(at, result),
+            Some((turn, block)) => attach(self.turns.held_mut(turn), block, result),
             None => self.orphan_results.push((id.to_string(), result)),
-        }
-    }
-
-    /// Put `result` on the call at (turn, block).
-    fn attach(&mut self, (turn, block): (usize, usize), result: ToolResult) {
-        if let Some(Turn::Assistant { blocks, .. }) = self.turns.get_mut(turn) {
-            if let Some(Block::Tool(call)) = blocks.get_mut(block) {
-                call.result = Some(result.text);
-                call.result_bytes = result.bytes;
-                call.error = result.error;
-            }
         }
     }
 
@@ -463,7 +463,7 @@ impl Conversation {
         // Lines of one response share message.id: merge them, count usage once.
         let id = msg.id.0.filter(|s| !s.is_empty());
         if let Some(&idx) = id.as_ref().and_then(|id| self.by_message_id.get(id)) {
-            if let Some(Turn::Assistant { blocks, .. }) = self.turns.get_mut(idx) {
+            if let Some(Turn::Assistant { blocks, .. }) = self.turns.held_mut(idx) {
                 let offset = blocks.len();
                 blocks.extend(new_blocks);
                 for (call, j) in calls {
@@ -497,6 +497,7 @@ impl Conversation {
 
     /// A compaction boundary.
     pub fn compaction(&mut self, kind: CompactKind, ts: Option<DateTime<Utc>>) {
+        self.open_markers.push(self.turns.len());
         self.turns.push(Turn::Compaction {
             ts,
             kind,
@@ -506,13 +507,10 @@ impl Conversation {
 
     /// The summary written after a compaction: fills the last open marker.
     fn compact_summary(&mut self, text: Text, ts: Option<DateTime<Utc>>) {
-        if let Some(Turn::Compaction { summary, .. }) = self
-            .turns
-            .iter_mut()
-            .rev()
-            .find(|t| matches!(t, Turn::Compaction { summary: None, .. }))
-        {
-            *summary = Some(text);
+        if let Some(open) = self.open_markers.pop() {
+            if let Some(Turn::Compaction { summary, .. }) = self.turns.held_mut(open) {
+                *summary = Some(text);
+            }
             return;
         }
         self.orphan_summaries.push(self.turns.len());
@@ -534,67 +532,18 @@ impl Conversation {
     /// Append the conversation read from the next piece of the same file,
     /// as if it had been read in one go: a response split across the two
     /// pieces becomes one turn counted once, and a compaction summary fills
-    /// this piece's open marker.
-    pub fn absorb(&mut self, mut next: Conversation) {
-        let mut moved = vec![false; next.turns.len()];
-        for &i in &next.orphan_summaries {
-            let open = self
-                .turns
-                .iter_mut()
-                .rev()
-                .find(|t| matches!(t, Turn::Compaction { summary: None, .. }));
-            let Some(Turn::Compaction { summary: slot, .. }) = open else {
-                break;
-            };
-            if let Some(Turn::Compaction { summary, .. }) = next.turns.get_mut(i) {
-                *slot = summary.take();
-                moved[i] = true;
-            }
-        }
-        let id_at: HashMap<usize, String> = next
-            .by_message_id
-            .iter()
-            .map(|(id, i)| (*i, id.clone()))
-            .collect();
-        let (mut dup_turns, mut dup_usage) = (0u64, Usage::default());
-        // Where each of next's turns went: (turn, offset of its blocks).
-        let mut placed = vec![(usize::MAX, 0); next.turns.len()];
-        for (i, turn) in std::mem::take(&mut next.turns).into_iter().enumerate() {
-            if moved[i] {
-                continue;
-            }
-            placed[i] = (self.turns.len(), 0);
-            if let Some(id) = id_at.get(&i) {
-                if let Some(&mine) = self.by_message_id.get(id) {
-                    if let (
-                        Some(Turn::Assistant { blocks, .. }),
-                        Turn::Assistant { blocks: more, .. },
-                    ) = (self.turns.get_mut(mine), turn)
-                    {
-                        placed[i] = (mine, blocks.len());
-                        blocks.extend(more);
-                    }
-                    dup_turns += 1;
-                    if let Some((model, u)) = next.usage_by_id.as_ref().and_then(|m| m.get(id)) {
-                        dup_usage.add(u);
-                        if let Some(m) = next.by_model.get_mut(model) {
-                            m.sub(u);
-                        }
-                    }
-                    continue;
-                }
-                self.by_message_id.insert(id.clone(), self.turns.len());
-            }
-            self.turns.push(turn);
-        }
-        self.pair_across(next.orphan_results, next.pending, &placed);
+    /// this piece's open marker. Stored turns are read back (through
+    /// `spill`) only where something changes them.
+    pub fn absorb(&mut self, mut next: Conversation, spill: &Spill) {
+        let moved = self.fill_markers(&mut next, spill);
+        let placed = self.follow(&mut next, &moved, spill);
+        self.pair_across(next.orphan_results, next.pending, &placed, spill);
         if self.first_prompt_key.is_none() {
             self.first_prompt_key = next.first_prompt_key;
         }
         self.prompts += next.prompts;
-        self.assistant_turns += next.assistant_turns - dup_turns;
+        self.assistant_turns += next.assistant_turns;
         self.usage.add(&next.usage);
-        self.usage.sub(&dup_usage);
         crate::knowledge::model::add_usage(&mut self.by_model, &next.by_model);
         for (k, v) in next.tools {
             *self.tools.entry(k).or_insert(0) += v;
@@ -611,6 +560,108 @@ impl Conversation {
         }
     }
 
+    /// Fill this piece's open compaction markers with the summaries `next`
+    /// found no marker for; which of next's turns moved so.
+    fn fill_markers(&mut self, next: &mut Conversation, spill: &Spill) -> Vec<bool> {
+        let mut moved = vec![false; next.turns.len()];
+        for &i in &next.orphan_summaries {
+            let Some(&open) = self.open_markers.last() else {
+                break;
+            };
+            let Some(Turn::Compaction { summary, .. }) = next.turns.get_mut(i, spill) else {
+                continue;
+            };
+            let text = summary.take();
+            if let Some(Turn::Compaction { summary: slot, .. }) = self.turns.get_mut(open, spill) {
+                *slot = text;
+            }
+            self.open_markers.pop();
+            moved[i] = true;
+        }
+        moved
+    }
+
+    /// Put next's turns after these but those `moved`, a response that
+    /// continues one of these merged into it (and its usage taken off
+    /// next's, counted here already); where each went: (turn, offset of
+    /// its blocks), `usize::MAX` for none.
+    fn follow(
+        &mut self,
+        next: &mut Conversation,
+        moved: &[bool],
+        spill: &Spill,
+    ) -> Vec<(usize, usize)> {
+        let mut continues: HashMap<usize, (String, usize)> = HashMap::new();
+        for (id, &i) in &next.by_message_id {
+            if let Some(&mine) = self.by_message_id.get(id) {
+                continues.insert(i, (id.clone(), mine));
+            }
+        }
+        let mut placed = vec![(usize::MAX, 0); next.turns.len()];
+        let mut start = 0;
+        for piece in std::mem::take(&mut next.turns).into_pieces() {
+            let range = start..start + piece.len();
+            start = range.end;
+            if !range
+                .clone()
+                .any(|i| moved[i] || continues.contains_key(&i))
+            {
+                // The common case, a chunk as it is, not read back.
+                let to = self.turns.len();
+                for (k, i) in range.enumerate() {
+                    placed[i] = (to + k, 0);
+                }
+                self.turns.append(piece);
+                continue;
+            }
+            let turns = match spill.load(&piece) {
+                Ok(turns) => turns,
+                Err(e) => {
+                    spill.fail(format!("cannot read back extracted turns: {e}"));
+                    continue;
+                }
+            };
+            for (i, turn) in range.zip(turns) {
+                if moved[i] {
+                    continue;
+                }
+                let Some((id, mine)) = continues.get(&i) else {
+                    placed[i] = (self.turns.len(), 0);
+                    self.turns.push(turn);
+                    continue;
+                };
+                if let (
+                    Some(Turn::Assistant { blocks, .. }),
+                    Turn::Assistant { blocks: more, .. },
+                ) = (self.turns.get_mut(*mine, spill), turn)
+                {
+                    placed[i] = (*mine, blocks.len());
+                    blocks.extend(more);
+                }
+                next.assistant_turns = next.assistant_turns.saturating_sub(1);
+                if let Some((model, u)) = next.usage_by_id.as_ref().and_then(|m| m.get(id)) {
+                    next.usage.sub(u);
+                    if let Some(m) = next.by_model.get_mut(model) {
+                        m.sub(u);
+                    }
+                }
+            }
+        }
+        for (id, i) in std::mem::take(&mut next.by_message_id) {
+            if !continues.contains_key(&i) {
+                if let Some(&(to, _)) = placed.get(i).filter(|p| p.0 != usize::MAX) {
+                    self.by_message_id.insert(id, to);
+                }
+            }
+        }
+        self.open_markers.extend(
+            next.open_markers
+                .iter()
+                .filter_map(|&i| placed.get(i).map(|p| p.0).filter(|&p| p != usize::MAX)),
+        );
+        placed
+    }
+
     /// Results of the next piece that answer this piece's calls, and the
     /// next piece's calls still waiting (at the places `placed` says).
     fn pair_across(
@@ -618,10 +669,11 @@ impl Conversation {
         results: Vec<(String, ToolResult)>,
         pending: HashMap<String, (usize, usize)>,
         placed: &[(usize, usize)],
+        spill: &Spill,
     ) {
         for (id, result) in results {
             match self.pending.remove(&id) {
-                Some(at) => self.attach(at, result),
+                Some((turn, block)) => attach(self.turns.get_mut(turn, spill), block, result),
                 None => self.orphan_results.push((id, result)),
             }
         }
@@ -632,6 +684,11 @@ impl Conversation {
         }
     }
 
+    /// Write the held turns to `spill`, keeping where they are.
+    pub fn stow(&mut self, spill: &Spill) {
+        spill.stow(&mut self.turns);
+    }
+
     /// Drop per-message bookkeeping once the conversation is complete.
     pub fn finish(&mut self) {
         self.by_message_id = HashMap::new();
@@ -639,6 +696,18 @@ impl Conversation {
         self.orphan_results = Vec::new();
         self.usage_by_id = None;
         self.orphan_summaries = Vec::new();
+        self.open_markers = Vec::new();
+    }
+}
+
+/// Put `result` on the call at `block` of `turn`.
+fn attach(turn: Option<&mut Turn>, block: usize, result: ToolResult) {
+    if let Some(Turn::Assistant { blocks, .. }) = turn {
+        if let Some(Block::Tool(call)) = blocks.get_mut(block) {
+            call.result = Some(result.text);
+            call.result_bytes = result.bytes;
+            call.error = result.error;
+        }
     }
 }
 

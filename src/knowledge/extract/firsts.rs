@@ -3,8 +3,10 @@
 //! read or cached, so a conversation served from the cache never has its
 //! turns decoded for it.
 
-use crate::knowledge::model::{Block, Text, Turn};
+use crate::knowledge::model::{Block, Text, Turn, Turns};
+use crate::knowledge::spill::Spill;
 use serde::{Deserialize, Serialize};
+use std::ops::ControlFlow;
 
 /// The texts a digest takes from a conversation's turns, as they are in
 /// the turns (cut and redacted to one line by [`super::ReaderState::into_digest`],
@@ -19,27 +21,47 @@ pub struct Firsts {
 }
 
 impl Firsts {
-    pub fn of(turns: &[Turn]) -> Firsts {
-        Firsts {
-            prompt: first_prompt(turns).cloned(),
-            answer: first_answer(turns).cloned(),
-            command: first_command(turns),
-            last_answer: last_answer(turns).map(|t| first_paragraph(t).to_string()),
-        }
+    /// What the digest takes from `turns`, reading back (through `spill`)
+    /// only the chunks it needs: from the start until the first prompt
+    /// worth a title, answer and command are found, and from the end
+    /// until the last answer is.
+    pub fn of(turns: &Turns, spill: &Spill) -> Firsts {
+        let mut f = Firsts::default();
+        // The first prompt, until one worth a title is found.
+        let mut any_prompt = None;
+        // A chunk that cannot be read back gives nothing: a title is lost,
+        // the failure is reported where the turns are loaded for pages.
+        let _ = spill.visit(turns, false, |turns| {
+            if f.prompt.is_none() {
+                let mut prompts = turns.iter().filter_map(|t| match t {
+                    Turn::Prompt { text, .. } => Some(text),
+                    _ => None,
+                });
+                if any_prompt.is_none() {
+                    any_prompt = prompts.clone().next().cloned();
+                }
+                f.prompt = prompts
+                    .find(|t| crate::base::text::title_line(t).is_some())
+                    .cloned();
+            }
+            f.answer = f.answer.take().or_else(|| first_answer(turns).cloned());
+            f.command = f.command.take().or_else(|| first_command(turns));
+            if f.prompt.is_some() && f.answer.is_some() && f.command.is_some() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        f.prompt = f.prompt.or(any_prompt);
+        let _ = spill.visit(turns, true, |turns| match last_answer(turns) {
+            Some(t) => {
+                f.last_answer = Some(first_paragraph(t).to_string());
+                ControlFlow::Break(())
+            }
+            None => ControlFlow::Continue(()),
+        });
+        f
     }
-}
-
-/// The first prompt in `turns` with a line worth a title (not only a
-/// command or Markdown syntax), else the first prompt.
-fn first_prompt(turns: &[Turn]) -> Option<&Text> {
-    let mut prompts = turns.iter().filter_map(|t| match t {
-        Turn::Prompt { text, .. } => Some(text),
-        _ => None,
-    });
-    let first = prompts.clone().next();
-    prompts
-        .find(|t| crate::base::text::title_line(t).is_some())
-        .or(first)
 }
 
 /// The first command the user ran, with its arguments (`/context`): all

@@ -7,7 +7,7 @@ use crate::base::small_set::SmallSet;
 use crate::knowledge::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Text, Titles};
 use crate::knowledge::model::{Turn, Turns};
 use crate::knowledge::redact::{Redactor, Scrub, Tally};
-use crate::knowledge::spill::{Chunk, Shelf};
+use crate::knowledge::spill::{Chunk, Shelf, Spill};
 use crate::source::discover::{AgentFile, FileRole, TranscriptFile};
 use crate::source::jsonl::{parse_line, read_range, Position};
 use crate::source::record::{Message, Record};
@@ -332,7 +332,13 @@ impl ReaderState {
     }
 
     /// Fold the state of the next piece of the same file into this one.
-    fn absorb(&mut self, mut next: ReaderState, tail: &mut Option<Skip>, r: &Redactor) {
+    fn absorb(
+        &mut self,
+        mut next: ReaderState,
+        tail: &mut Option<Skip>,
+        r: &Redactor,
+        spill: &Spill,
+    ) {
         let mut sc = Scrub::new(r);
         let base = self.position.1;
         for s in next.digest.skips.iter_mut().chain(tail.iter_mut()) {
@@ -347,7 +353,7 @@ impl ReaderState {
         for p in next.digest.parts {
             match self.index.get(&p.key) {
                 Some(&i) => {
-                    absorb_part(&mut self.digest.parts[i], p, &mut sc);
+                    absorb_part(&mut self.digest.parts[i], p, &mut sc, spill);
                     mapped.push(i);
                 }
                 None => {
@@ -360,7 +366,7 @@ impl ReaderState {
         if let Some(c) = next.current {
             self.current = mapped.get(c).copied();
         }
-        self.agent_conv.absorb(next.agent_conv);
+        self.agent_conv.absorb(next.agent_conv, spill);
         if self.agent_parent.is_none() {
             self.agent_parent = next.agent_parent;
         }
@@ -374,12 +380,14 @@ impl ReaderState {
 
     /// Read a large file from the start in pieces of about `piece_bytes`,
     /// in parallel, then fold the pieces in order: the same result as one
-    /// read, on every core.
+    /// read, on every core. Each piece's turns go to `spill` as soon as it
+    /// is read: memory holds a piece or two, however large the file.
     pub fn read_in_pieces(
         root: usize,
         tf: &TranscriptFile,
         piece_bytes: u64,
         r: &Redactor,
+        spill: &Spill,
     ) -> (ReaderState, Option<Skip>) {
         use rayon::prelude::*;
         let bounds = piece_bounds(&tf.path, piece_bytes);
@@ -397,6 +405,9 @@ impl ReaderState {
                 }
                 s.position = (bounds[i], 0);
                 let tail = s.read_to(tf, bounds[i + 1], r);
+                for c in s.conversations() {
+                    c.stow(spill);
+                }
                 (s, tail)
             })
             .collect();
@@ -405,7 +416,7 @@ impl ReaderState {
             .next()
             .unwrap_or_else(|| (ReaderState::new(root, tf, r), None));
         for (next, mut next_tail) in iter {
-            state.absorb(next, &mut next_tail, r);
+            state.absorb(next, &mut next_tail, r, spill);
             tail = next_tail;
         }
         (state, tail)
@@ -424,23 +435,20 @@ impl ReaderState {
 
     /// Each conversation's turns, in `conversations` order,
     /// to be cached apart from the state.
-    pub fn turn_lists(&mut self) -> Vec<&[Turn]> {
-        self.conversations()
-            .into_iter()
-            .map(|c| c.turns.as_slice())
-            .collect()
+    pub fn turn_lists(&mut self) -> Vec<&Turns> {
+        self.conversations().into_iter().map(|c| &c.turns).collect()
     }
 
     /// Record where [`ReaderState::turn_lists`] were cached (one list of
     /// chunks for each), and what the digest takes from them: the state
     /// can now be cached without its turns.
-    pub fn turns_stored(&mut self, chunks: Vec<Vec<Chunk>>) {
+    pub fn turns_stored(&mut self, chunks: Vec<Vec<Chunk>>, spill: &Spill) {
         self.stored = self
             .conversations()
             .into_iter()
             .zip(chunks)
             .map(|(c, chunks)| StoredTurns {
-                firsts: Firsts::of(&c.turns),
+                firsts: Firsts::of(&c.turns, spill),
                 chunks,
             })
             .collect();
@@ -471,7 +479,7 @@ impl ReaderState {
         let mut turns = turns.into_iter();
         for (c, s) in conversations.iter_mut().zip(stored) {
             for chunk in turns.by_ref().take(s.chunks.len()) {
-                c.turns.extend(chunk);
+                c.turns.append(chunk.into());
             }
         }
         true
@@ -479,7 +487,7 @@ impl ReaderState {
 
     /// Each conversation's turns for the digest, with what it takes from
     /// them: where the cache keeps them when `shelved`, else as held.
-    fn take_turns(&mut self, shelved: Option<Shelved>) -> Vec<(Turns, Firsts)> {
+    fn take_turns(&mut self, shelved: Option<Shelved>, spill: &Spill) -> Vec<(Turns, Firsts)> {
         let stored = std::mem::take(&mut self.stored);
         let conversations = self.conversations();
         match shelved {
@@ -488,7 +496,7 @@ impl ReaderState {
                 .zip(stored)
                 .map(|(c, s)| {
                     // Held too when they were just read: let go of them.
-                    c.turns = Vec::new();
+                    c.turns = Turns::default();
                     (Turns::shelved(at.shelf, at.base, &s.chunks), s.firsts)
                 })
                 .collect(),
@@ -496,8 +504,8 @@ impl ReaderState {
                 .into_iter()
                 .map(|c| {
                     let turns = std::mem::take(&mut c.turns);
-                    let firsts = Firsts::of(&turns);
-                    (turns.into(), firsts)
+                    let firsts = Firsts::of(&turns, spill);
+                    (turns, firsts)
                 })
                 .collect(),
         }
@@ -512,8 +520,9 @@ impl ReaderState {
         tail: Option<Skip>,
         r: &Redactor,
         shelved: Option<Shelved>,
+        spill: &Spill,
     ) -> FileDigest {
-        let mut turns = self.take_turns(shelved).into_iter();
+        let mut turns = self.take_turns(shelved, spill).into_iter();
         let mut next = || turns.next().unwrap_or_default();
         let mut d = self.digest;
         d.skips.extend(tail);
@@ -578,10 +587,16 @@ impl ReaderState {
 /// Files larger than this are read in pieces, in parallel.
 pub const PIECE_BYTES: u64 = 32 << 20;
 
-/// Read one transcript file, streaming, from the start.
-pub fn read_transcript(root: usize, tf: &TranscriptFile, r: &Redactor) -> FileDigest {
-    let (state, tail) = read_fresh(root, tf, PIECE_BYTES, r);
-    state.into_digest(tf, tail, r, None)
+/// Read one transcript file, streaming, from the start; a large file's
+/// turns go to `spill` as they are read.
+pub fn read_transcript(
+    root: usize,
+    tf: &TranscriptFile,
+    r: &Redactor,
+    spill: &Spill,
+) -> FileDigest {
+    let (state, tail) = read_fresh(root, tf, PIECE_BYTES, r, spill);
+    state.into_digest(tf, tail, r, None, spill)
 }
 
 /// Read `tf` from the start: in one go, or in pieces when it is large.
@@ -590,9 +605,10 @@ pub fn read_fresh(
     tf: &TranscriptFile,
     piece_bytes: u64,
     r: &Redactor,
+    spill: &Spill,
 ) -> (ReaderState, Option<Skip>) {
     if tf.size > 2 * piece_bytes {
-        return ReaderState::read_in_pieces(root, tf, piece_bytes, r);
+        return ReaderState::read_in_pieces(root, tf, piece_bytes, r, spill);
     }
     let mut state = ReaderState::new(root, tf, r);
     let tail = state.read(tf, r);
@@ -773,7 +789,7 @@ fn inline_agent<'a>(
 }
 
 /// Fold the next piece's share of a session into this piece's.
-fn absorb_part(q: &mut SessionPart, p: SessionPart, sc: &mut Scrub) {
+fn absorb_part(q: &mut SessionPart, p: SessionPart, sc: &mut Scrub, spill: &Spill) {
     if p.titles.custom.is_some() {
         q.titles.custom = p.titles.custom;
     }
@@ -793,18 +809,18 @@ fn absorb_part(q: &mut SessionPart, p: SessionPart, sc: &mut Scrub) {
     }
     q.uuid_hashes.extend(p.uuid_hashes);
     q.seen.extend(p.seen);
-    q.conv.absorb(p.conv);
+    q.conv.absorb(p.conv, spill);
     for (k, (key, conv)) in p.inline_agents.into_iter().enumerate() {
         if p.continued_group == Some(k) {
             if let Some((_, last)) = q.inline_agents.last_mut() {
-                last.absorb(conv);
+                last.absorb(conv, spill);
                 continue;
             }
         }
         let anonymous = key.starts_with("sidechain-");
         if !anonymous {
             if let Some((_, same)) = q.inline_agents.iter_mut().find(|(k2, _)| *k2 == key) {
-                same.absorb(conv);
+                same.absorb(conv, spill);
                 continue;
             }
         }

@@ -23,29 +23,25 @@ pub struct Found {
     pub page: usize,
 }
 
-/// The calls of `turns` that changed a file; `page_of` gives the page a
-/// turn is on.
-pub fn found_in(turns: &[Turn], page_of: impl Fn(usize) -> usize) -> Vec<Found> {
-    let mut out = Vec::new();
-    for (t, turn) in turns.iter().enumerate() {
-        let Turn::Assistant { ts, blocks, .. } = turn else {
-            continue;
-        };
-        for (b, block) in blocks.iter().enumerate() {
-            if let Block::Tool(c) = block {
-                if !c.edits.is_empty() && !c.arg.is_empty() {
-                    out.push(Found {
-                        path: c.arg.to_string(),
-                        turn: t,
-                        block: b,
-                        ts: *ts,
-                        page: page_of(t),
-                    });
-                }
+/// The calls of `turn` (turn `t` of its session, on `page`) that changed
+/// a file, pushed onto `out`.
+pub fn found_in(turn: &Turn, t: usize, page: usize, out: &mut Vec<Found>) {
+    let Turn::Assistant { ts, blocks, .. } = turn else {
+        return;
+    };
+    for (b, block) in blocks.iter().enumerate() {
+        if let Block::Tool(c) = block {
+            if !c.edits.is_empty() && !c.arg.is_empty() {
+                out.push(Found {
+                    path: c.arg.to_string(),
+                    turn: t,
+                    block: b,
+                    ts: *ts,
+                    page,
+                });
             }
         }
     }
-    out
 }
 
 /// One change of a file: which session, and where in it.

@@ -10,13 +10,15 @@
 //! laid out again faster than it is kept. Losing the file costs one build
 //! the time to lay out every session again.
 
-use super::files::Found;
-use super::paging::{paginate, AgentLinks, PageSpan};
+use super::files::{found_in, Found};
+use super::paging::{launches, session_anchor, turn_chars, AgentLinks, Anchors, PageSpan, Paging};
 use crate::base::stored;
 use crate::knowledge::model::Session;
 use crate::knowledge::spill::Spill;
+use crate::site::search::SessionTexts;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -40,23 +42,62 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Lay out `s`, reading its turns back from `spill`.
+    /// Lay out `s`, reading its turns back from `spill` a chunk at a time:
+    /// one pass over the conversation (where each turn goes, its prompts,
+    /// the calls that changed a file or started a sub-agent), a second for
+    /// its answers while the search document has room for them, then each
+    /// sub-agent.
     pub fn of(s: &Session, spill: &Spill) -> Result<Layout, crate::Error> {
-        let (turns, agents) = spill.load_session(s)?;
-        let paging = paginate(&turns, &agents);
-        let links = AgentLinks::new(&turns, s.subagents.iter().map(|a| a.prompt_key), &paging);
-        let texts = crate::site::search::session_texts(&turns, &agents, &paging);
-        let spans = paging.spans(&turns);
-        let found = super::files::found_in(&turns, |t| {
-            spans
-                .iter()
-                .position(|sp| sp.turns.contains(&t))
-                .unwrap_or(0)
-        });
+        let mut paging = Paging::default();
+        let mut texts = SessionTexts::default();
+        let mut found = Vec::new();
+        let mut launched = Vec::new();
+        let mut anchors = Anchors::default();
+        spill.visit(&s.turns, false, |turns| {
+            let first = paging.turns.len();
+            paging.add_turns(turns);
+            for (k, t) in turns.iter().enumerate() {
+                let (i, page) = (first + k, paging.turns[first + k]);
+                let anchor = anchors.next(t, "");
+                texts.prompt(t, || session_anchor(page, &anchor));
+                found_in(t, i, page, &mut found);
+                launched.extend(launches(t).map(|key| (i, key)));
+            }
+            ControlFlow::Continue(())
+        })?;
+        if !texts.full() {
+            let (mut anchors, mut i) = (Anchors::default(), 0);
+            spill.visit(&s.turns, false, |turns| {
+                for t in turns {
+                    let (anchor, page) = (anchors.next(t, ""), paging.turns[i]);
+                    texts.answer(t, || session_anchor(page, &anchor));
+                    i += 1;
+                }
+                match texts.full() {
+                    true => ControlFlow::Break(()),
+                    false => ControlFlow::Continue(()),
+                }
+            })?;
+        }
+        for (k, a) in s.subagents.iter().enumerate() {
+            // Its page is known once all its turns are counted: its texts
+            // are anchored there after.
+            let (mut chars, from) = (0, texts.len());
+            spill.visit(&a.turns, false, |turns| {
+                for t in turns {
+                    chars += turn_chars(t);
+                    texts.answer_texts(t, String::new);
+                }
+                ControlFlow::Continue(())
+            })?;
+            let page = paging.add_subagent(chars);
+            texts.anchor_from(from, &session_anchor(page, &format!("agent-{}", k + 1)));
+        }
+        let keys = s.subagents.iter().map(|a| a.prompt_key);
         Ok(Layout {
-            spans,
-            agents: links,
-            texts,
+            spans: paging.spans(),
+            agents: AgentLinks::new(&launched, keys, &paging),
+            texts: texts.into_texts(),
             found,
         })
     }
@@ -237,5 +278,124 @@ mod tests {
             ..Session::default()
         };
         assert_eq!(key(&short), None);
+    }
+
+    /// A session of every kind of turn, `seed` deciding their kinds, sizes
+    /// and which calls start which of its sub-agents.
+    fn mixed(seed: u64) -> (Vec<Turn>, Vec<Vec<Turn>>) {
+        use crate::knowledge::model::{Block, CompactKind, Edit, ToolCall};
+        let mut x = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n.max(1)
+        };
+        let text =
+            |n: u64, tag: &str| Text::test(&format!("{tag} {}", "words ".repeat(n as usize)));
+        let agents = next(4) as usize;
+        let turn = |i: usize, next: &mut dyn FnMut(u64) -> u64| match next(6) {
+            0 => Turn::Prompt {
+                ts: None,
+                text: text(next(3000), &format!("prompt {i}")),
+            },
+            1 => Turn::Command {
+                ts: None,
+                name: Text::test("/review"),
+                args: text(next(20), "args"),
+            },
+            2 => Turn::Compaction {
+                ts: None,
+                kind: CompactKind::Full,
+                summary: (next(2) == 0).then(|| text(next(500), "summary")),
+            },
+            _ => Turn::Assistant {
+                ts: None,
+                model: None,
+                blocks: (0..1 + next(3))
+                    .map(|b| match next(3) {
+                        0 => Block::Text(text(next(4000), &format!("answer {i}.{b}"))),
+                        _ => Block::Tool(ToolCall {
+                            name: Text::test("Edit"),
+                            arg: Text::test(&format!("src/file{}.rs", next(5))),
+                            input: text(next(200), "input"),
+                            result: Some(text(next(800), "result")),
+                            result_bytes: 10,
+                            error: false,
+                            launches: (next(4) == 0).then(|| next(agents as u64 + 1)),
+                            edits: (0..next(2))
+                                .map(|_| Edit {
+                                    old: text(next(300), "old"),
+                                    new: text(next(300), "new"),
+                                })
+                                .collect(),
+                        }),
+                    })
+                    .collect(),
+            },
+        };
+        let turns: Vec<Turn> = (0..next(600) as usize)
+            .map(|i| turn(i, &mut next))
+            .collect();
+        let subagents = (0..agents)
+            .map(|_| (0..next(40) as usize).map(|i| turn(i, &mut next)).collect())
+            .collect();
+        (turns, subagents)
+    }
+
+    #[test]
+    fn a_session_is_laid_out_the_same_from_held_turns_and_from_stored_chunks() {
+        use crate::knowledge::model::{SubagentLayout, SubagentRole};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let spill = Spill::in_dir(dir.path()).expect("spill");
+        let mut pages = 0;
+        for seed in 0..24 {
+            let (turns, agents) = mixed(seed);
+            let session = |stow: bool| {
+                let list = |t: &Vec<Turn>| {
+                    let mut t = Turns::from(t.clone());
+                    if stow {
+                        spill.stow(&mut t);
+                    }
+                    t
+                };
+                Session {
+                    turns: list(&turns),
+                    subagents: agents
+                        .iter()
+                        .enumerate()
+                        .map(|(k, a)| crate::knowledge::model::Subagent {
+                            id: Text::test(&format!("agent {k}")),
+                            layout: SubagentLayout::Inline,
+                            role: SubagentRole::Task,
+                            agent_type: None,
+                            description: None,
+                            turns: list(a),
+                            assistant_turns: 0,
+                            started: None,
+                            prompt_key: Some(k as u64),
+                            usage_by_model: Default::default(),
+                            uses: Default::default(),
+                        })
+                        .collect(),
+                    ..Session::default()
+                }
+            };
+            let held = Layout::of(&session(false), &Spill::none()).expect("held");
+            let stored = Layout::of(&session(true), &spill).expect("stored");
+            // (as values: the map of keys compares without its order)
+            let json = |l: &Layout| serde_json::to_value(l).expect("json");
+            assert_eq!(json(&held), json(&stored), "seed {seed}");
+            pages += held.spans.len();
+            // The layout covers every turn and sub-agent once, in order.
+            let covered: Vec<usize> = held.spans.iter().flat_map(|s| s.turns.clone()).collect();
+            assert_eq!(covered, (0..turns.len()).collect::<Vec<_>>(), "seed {seed}");
+            let agents_on: usize = held.spans.iter().map(|s| s.subagents.len()).sum();
+            assert_eq!(agents_on, agents.len(), "seed {seed}");
+        }
+        assert!(spill.written() > 64 << 10, "many chunks were stored");
+        assert!(pages > 24, "some sessions took several pages: {pages}");
     }
 }

@@ -36,9 +36,7 @@ pub use format::duration;
 pub use layouts::Layouts;
 pub use links::project_key;
 pub use memories::split_skill;
-pub use paging::{
-    paginate, session_anchor, session_page_href, turn_anchors, PageSpan, Paging, PAGE_CHARS,
-};
+pub use paging::{session_anchor, session_page_href, PageSpan, Paging, PAGE_CHARS};
 pub use sessions::{LaidSession, LoadedPage, SessionPage, SessionPages};
 
 /// What a page shows; serialised as the template's context. The views of

@@ -3,12 +3,6 @@
 
 use crate::knowledge::model::{Block, Turn};
 
-/// The anchor of each turn on its page: `p3` for the third prompt or
-/// answer, `a4`…; empty for turns without one. Search links use them.
-pub fn turn_anchors(turns: &[Turn], prefix: &str) -> Vec<String> {
-    turn_anchors_from(turns, prefix, 0)
-}
-
 /// The anchor letter of a turn that gets one: `p` for a prompt, `a` for an answer.
 pub(super) fn anchor_letter(t: &Turn) -> Option<char> {
     match t {
@@ -18,24 +12,39 @@ pub(super) fn anchor_letter(t: &Turn) -> Option<char> {
     }
 }
 
-/// [`turn_anchors`], numbering on after `anchored_before` anchored turns
-/// (those on a session's earlier pages).
+/// Numbers a session's prompts and answers in order, across its pages:
+/// `p1`, `a2`, `p3`… Search links use them.
+#[derive(Debug, Default)]
+pub(super) struct Anchors(usize);
+
+impl Anchors {
+    /// Numbering on after `anchored_before` anchored turns (those on a
+    /// session's earlier pages).
+    pub(super) fn after(anchored_before: usize) -> Anchors {
+        Anchors(anchored_before)
+    }
+
+    /// The anchor of `t`, the next turn, after `prefix`; empty for a turn
+    /// without one.
+    pub(super) fn next(&mut self, t: &Turn, prefix: &str) -> String {
+        match anchor_letter(t) {
+            Some(letter) => {
+                self.0 += 1;
+                format!("{prefix}{letter}{}", self.0)
+            }
+            None => String::new(),
+        }
+    }
+}
+
+/// The anchor of each of `turns` on its page (see [`Anchors`]).
 pub(super) fn turn_anchors_from(
     turns: &[Turn],
     prefix: &str,
     anchored_before: usize,
 ) -> Vec<String> {
-    let mut n = anchored_before;
-    turns
-        .iter()
-        .map(|t| match anchor_letter(t) {
-            Some(letter) => {
-                n += 1;
-                format!("{prefix}{letter}{n}")
-            }
-            None => String::new(),
-        })
-        .collect()
+    let mut anchors = Anchors::after(anchored_before);
+    turns.iter().map(|t| anchors.next(t, prefix)).collect()
 }
 
 /// Text per session page: a longer conversation continues on pages 2, 3…
@@ -43,11 +52,17 @@ pub(super) fn turn_anchors_from(
 pub const PAGE_CHARS: usize = 400_000;
 
 /// Which page (0-based) each turn and each sub-agent of a session is on.
+/// Filled in order, the conversation a chunk at a time ([`Paging::add_turns`]),
+/// then the sub-agents: a long session's turns are never all in memory.
 #[derive(Debug, Clone, Default)]
 pub struct Paging {
     pub turns: Vec<usize>,
     pub subagents: Vec<usize>,
-    pub pages: usize,
+    /// The page being filled, and how full it is.
+    page: usize,
+    used: usize,
+    /// Prompts and answers on each page.
+    anchored: Vec<usize>,
 }
 
 /// Which call started which sub-agent, and where each is.
@@ -64,8 +79,10 @@ pub struct AgentLinks {
 impl AgentLinks {
     /// Tie each sub-agent (by its first prompt's key) to the call that
     /// gave it that prompt.
+    /// `launches`: the calls that start a sub-agent, as (turn, prompt
+    /// key), in order.
     pub fn new(
-        turns: &[Turn],
+        launches: &[(usize, u64)],
         keys: impl Iterator<Item = Option<u64>>,
         paging: &Paging,
     ) -> AgentLinks {
@@ -79,18 +96,11 @@ impl AgentLinks {
             }
         }
         links.call_page = vec![None; links.agent_page.len()];
-        for (t, turn) in turns.iter().enumerate() {
-            let Turn::Assistant { blocks, .. } = turn else {
-                continue;
-            };
-            for b in blocks {
-                if let Block::Tool(c) = b {
-                    if let Some(&a) = c.launches.as_ref().and_then(|k| links.by_key.get(k)) {
-                        let slot = &mut links.call_page[a];
-                        if slot.is_none() {
-                            *slot = paging.turns.get(t).copied();
-                        }
-                    }
+        for (t, key) in launches {
+            if let Some(&a) = links.by_key.get(key) {
+                let slot = &mut links.call_page[a];
+                if slot.is_none() {
+                    *slot = paging.turns.get(*t).copied();
                 }
             }
         }
@@ -98,7 +108,20 @@ impl AgentLinks {
     }
 }
 
-fn turn_chars(t: &Turn) -> usize {
+/// The prompt keys of the sub-agents the calls of `turn` start.
+pub fn launches(turn: &Turn) -> impl Iterator<Item = u64> + '_ {
+    let blocks = match turn {
+        Turn::Assistant { blocks, .. } => &blocks[..],
+        _ => &[],
+    };
+    blocks.iter().filter_map(|b| match b {
+        Block::Tool(c) => c.launches,
+        Block::Text(_) => None,
+    })
+}
+
+/// About how many characters `t` takes on a page.
+pub fn turn_chars(t: &Turn) -> usize {
     100 + match t {
         Turn::Prompt { text, .. } | Turn::CommandOutput { text } => text.len(),
         Turn::Assistant { blocks, .. } => blocks
@@ -125,27 +148,54 @@ fn turn_chars(t: &Turn) -> usize {
 
 /// Cut a session into pages of about [`PAGE_CHARS`]: the conversation first,
 /// then the sub-agents, a sub-agent never split.
+#[cfg(test)]
 pub fn paginate(turns: &[Turn], agents: &[Vec<Turn>]) -> Paging {
     let mut paging = Paging::default();
-    let (mut page, mut used) = (0, 0);
-    let mut place = |size: usize| {
-        if used > 0 && used + size > PAGE_CHARS {
-            page += 1;
-            used = 0;
-        }
-        used += size;
-        page
-    };
-    paging.turns = turns.iter().map(|t| place(turn_chars(t))).collect();
-    paging.subagents = agents
-        .iter()
-        .map(|a| place(200 + a.iter().map(turn_chars).sum::<usize>()))
-        .collect();
-    paging.pages = page + 1;
+    paging.add_turns(turns);
+    for a in agents {
+        paging.add_subagent(a.iter().map(turn_chars).sum());
+    }
     paging
 }
 
 impl Paging {
+    /// The page for something of `size` characters: the one being filled,
+    /// or the next when it would overflow it.
+    fn place(&mut self, size: usize) -> usize {
+        if self.used > 0 && self.used + size > PAGE_CHARS {
+            self.page += 1;
+            self.used = 0;
+        }
+        self.used += size;
+        self.page
+    }
+
+    /// Place the conversation's next turns.
+    pub fn add_turns(&mut self, turns: &[Turn]) {
+        for t in turns {
+            let page = self.place(turn_chars(t));
+            self.turns.push(page);
+            if anchor_letter(t).is_some() {
+                if self.anchored.len() <= page {
+                    self.anchored.resize(page + 1, 0);
+                }
+                self.anchored[page] += 1;
+            }
+        }
+    }
+
+    /// Place the next sub-agent, whose turns take `chars`; its page.
+    pub fn add_subagent(&mut self, chars: usize) -> usize {
+        let page = self.place(200 + chars);
+        self.subagents.push(page);
+        page
+    }
+
+    /// How many pages there are.
+    pub fn pages(&self) -> usize {
+        self.page + 1
+    }
+
     /// The turns and the sub-agents on `page`: contiguous ranges, since
     /// pages are filled in order.
     pub fn ranges(&self, page: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
@@ -158,20 +208,17 @@ impl Paging {
     }
 
     /// What each page shows, in order.
-    pub fn spans(&self, turns: &[Turn]) -> Vec<PageSpan> {
+    pub fn spans(&self) -> Vec<PageSpan> {
         let mut anchored_before = 0;
-        (0..self.pages)
+        (0..self.pages())
             .map(|page| {
-                let (turn_range, subagents) = self.ranges(page);
+                let (turns, subagents) = self.ranges(page);
                 let span = PageSpan {
-                    turns: turn_range.clone(),
+                    turns,
                     subagents,
                     anchored_before,
                 };
-                anchored_before += turns[turn_range]
-                    .iter()
-                    .filter(|t| anchor_letter(t).is_some())
-                    .count();
+                anchored_before += self.anchored.get(page).copied().unwrap_or(0);
                 span
             })
             .collect()
@@ -278,7 +325,7 @@ mod tests {
         let p = paginate(&turns, &agents);
         assert_eq!(p.turns, vec![0, 0, 1, 1, 2]);
         assert_eq!(p.subagents, vec![2]);
-        assert_eq!(p.pages, 3);
+        assert_eq!(p.pages(), 3);
         assert_eq!(
             session_page_href("sessions/x/index.html", 0),
             "sessions/x/index.html"
@@ -290,9 +337,9 @@ mod tests {
         assert_eq!(session_anchor(0, "p1"), "#p1");
         assert_eq!(session_anchor(1, "p9"), "2/index.html#p9");
         assert_eq!(session_anchor(1, ""), "2/index.html");
-        assert_eq!(paginate(&[], &[]).pages, 1);
+        assert_eq!(paginate(&[], &[]).pages(), 1);
         // Anchors go on counting across pages.
-        let spans = p.spans(&turns);
+        let spans = p.spans();
         assert_eq!(spans.len(), 3);
         assert_eq!(
             spans.iter().map(|s| s.anchored_before).collect::<Vec<_>>(),

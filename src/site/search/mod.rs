@@ -82,7 +82,7 @@ fn cut(text: &str, max: usize) -> String {
 }
 
 /// The search document of a session page, with `texts` from its turns
-/// (see [`session_texts`]).
+/// (see [`SessionTexts`]).
 pub fn session_doc(
     s: &Session,
     texts: Vec<(String, String)>,
@@ -117,65 +117,90 @@ pub fn session_doc(
 /// The text blocks of a session's search document, each with the anchor of
 /// its turn, within [`TEXT_CHARS`] in all: prompts first (they say what a
 /// session was about), then the answers, then the sub-agents' answers.
-pub fn session_texts(
-    turns: &[Turn],
-    agents: &[Vec<Turn>],
-    paging: &crate::site::assemble::Paging,
-) -> Vec<(String, String)> {
-    use crate::knowledge::model::Block;
-    use crate::site::assemble::{session_anchor, turn_anchors};
-    let mut texts = Vec::new();
-    let mut budget = TEXT_CHARS;
-    let mut push = |anchor: &str, text: &str| {
-        if budget == 0 || text.trim().is_empty() {
-            return;
-        }
-        let t = cut(text, BLOCK_CHARS.min(budget));
-        budget = budget.saturating_sub(t.chars().count());
-        texts.push((anchor.to_string(), t));
-    };
-    // Each links to its turn, on whichever page of the session it is.
-    let anchors: Vec<String> = turn_anchors(turns, "")
-        .iter()
-        .zip(&paging.turns)
-        .map(|(a, page)| session_anchor(*page, a))
-        .collect();
-    for (t, anchor) in turns.iter().zip(&anchors) {
-        if let Turn::Prompt { text, .. } = t {
-            push(anchor, text);
+/// Fed in that order, a chunk of turns at a time.
+#[derive(Debug)]
+pub struct SessionTexts {
+    texts: Vec<(String, String)>,
+    budget: usize,
+}
+
+impl Default for SessionTexts {
+    fn default() -> Self {
+        SessionTexts {
+            texts: Vec::new(),
+            budget: TEXT_CHARS,
         }
     }
-    for (t, anchor) in turns.iter().zip(&anchors) {
+}
+
+impl SessionTexts {
+    /// True when no more text fits.
+    pub fn full(&self) -> bool {
+        self.budget == 0
+    }
+
+    fn push(&mut self, anchor: impl FnOnce() -> String, text: &str) {
+        if self.budget == 0 || text.trim().is_empty() {
+            return;
+        }
+        let t = cut(text, BLOCK_CHARS.min(self.budget));
+        self.budget = self.budget.saturating_sub(t.chars().count());
+        self.texts.push((anchor(), t));
+    }
+
+    /// The text of `t` when it is a prompt.
+    pub fn prompt(&mut self, t: &Turn, anchor: impl FnOnce() -> String) {
+        if let Turn::Prompt { text, .. } = t {
+            self.push(anchor, text);
+        }
+    }
+
+    /// The texts of `t` when it is an answer, a command or a compaction's
+    /// summary.
+    pub fn answer(&mut self, t: &Turn, anchor: impl Fn() -> String) {
         match t {
-            Turn::Assistant { blocks, .. } => {
-                for b in blocks {
-                    if let Block::Text(text) = b {
-                        push(anchor, text);
-                    }
-                }
-            }
-            Turn::Command { name, args, .. } => push(anchor, &format!("{name} {args}")),
+            Turn::Assistant { .. } => self.answer_texts(t, anchor),
+            Turn::Command { name, args, .. } => self.push(anchor, &format!("{name} {args}")),
             Turn::Compaction {
                 summary: Some(text),
                 ..
-            } => push(anchor, text),
+            } => self.push(anchor, text),
             _ => {}
         }
     }
-    for (k, a) in agents.iter().enumerate() {
-        let page = paging.subagents.get(k).copied().unwrap_or(0);
-        let anchor = session_anchor(page, &format!("agent-{}", k + 1));
-        for t in a {
-            if let Turn::Assistant { blocks, .. } = t {
-                for b in blocks {
-                    if let Block::Text(text) = b {
-                        push(&anchor, text);
-                    }
+
+    /// The text blocks of `t` when it is an answer.
+    pub fn answer_texts(&mut self, t: &Turn, anchor: impl Fn() -> String) {
+        use crate::knowledge::model::Block;
+        if let Turn::Assistant { blocks, .. } = t {
+            for b in blocks {
+                if let Block::Text(text) = b {
+                    self.push(&anchor, text);
                 }
             }
         }
     }
-    texts
+
+    /// How many texts there are.
+    pub fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+
+    /// Anchor every text from the `from`th on at `anchor`.
+    pub fn anchor_from(&mut self, from: usize, anchor: &str) {
+        for (a, _) in self.texts.iter_mut().skip(from) {
+            a.clear();
+            a.push_str(anchor);
+        }
+    }
+
+    pub fn into_texts(self) -> Vec<(String, String)> {
+        self.texts
+    }
 }
 
 /// The search document of a memory page.
