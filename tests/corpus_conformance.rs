@@ -517,7 +517,7 @@ fn reading_in_pieces_equals_reading_in_one_go() {
             let none = Spill::none();
             let one = {
                 let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf, &r);
-                let tail = s.read(tf, &r);
+                let tail = s.read(tf, &r, &none);
                 common::everything(&s.into_digest(tf, tail, &r, None, &none), &none)
             };
             for piece in [3_000u64, 40_000] {

@@ -424,7 +424,7 @@ fn large_files_read_in_pieces_give_the_same_result() {
     for tf in &sources.roots[0].transcripts {
         let r = Redactor::disabled();
         let mut s = ccwiki::knowledge::extract::ReaderState::new(0, tf, &r);
-        let tail = s.read(tf, &r);
+        let tail = s.read(tf, &r, &none);
         let one = common::everything(&s.into_digest(tf, tail, &r, None, &none), &none);
         for piece in [300u64, 1_500, 9_000] {
             for spill in [&none, &spill] {

@@ -24,7 +24,7 @@ use crate::base::stored;
 use crate::knowledge::extract::{FileDigest, ReaderState, Shelved};
 use crate::knowledge::pack::{Packs, Slot};
 use crate::knowledge::redact::Redactor;
-use crate::knowledge::spill::{chunk_intact, decode_chunk, Chunk, Spill};
+use crate::knowledge::spill::{chunk_intact, Chunk, Spill};
 use crate::source::discover::TranscriptFile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -287,13 +287,13 @@ impl<'s> Cache<'s> {
                 && id.inode == e.identity.inode
                 && id.head == e.identity.head;
             if grew {
-                if let Some(mut state) = self.state_with_turns(e) {
+                if let Some(mut state) = self.state_with_turns(e, spill) {
                     let pos = state.position.0;
                     let tail_ok = hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE))
                         == Some(e.tail);
                     if tail_ok {
                         state.digest.root = root;
-                        let tail = state.read(tf, r);
+                        let tail = state.read(tf, r, spill);
                         return self.finish(tf, state, tail, Served::Resumed, r, spill);
                     }
                 }
@@ -342,15 +342,21 @@ impl<'s> Cache<'s> {
         self.each_chunk(e, chunks, |c, bytes| chunk_intact(bytes, c))
     }
 
-    /// The state of `e` with its turns, to read on from.
-    fn state_with_turns(&self, e: &Entry) -> Option<ReaderState> {
+    /// The state of `e` with its turns, to read on from: left where they
+    /// are once found intact, read back (through `spill`) only where a new
+    /// line changes one, and copied to this build's pack as they are, so
+    /// pages of the unchanged part keep their identity.
+    fn state_with_turns(&self, e: &Entry, spill: &Spill) -> Option<ReaderState> {
         let mut state = self.state(e)?;
-        let chunks = state.stored_chunks()?;
-        let mut turns = Vec::with_capacity(chunks.len());
-        let read = self.each_chunk(e, &chunks, |c, bytes| {
-            decode_chunk(bytes, c).map(|t| turns.push(t)).is_some()
-        });
-        (read && state.restore_turns(turns)).then_some(state)
+        if !self.turns_intact(e, &state.stored_chunks()?) {
+            return None;
+        }
+        let shelf = spill.shelf(&self.packs.path(&e.turns.pack)?)?;
+        let at = Shelved {
+            shelf,
+            base: e.turns.offset,
+        };
+        state.restore_turns(at).then_some(state)
     }
 
     /// Hand each of `chunks` of `e`'s turns to `f` with its bytes; false
@@ -711,5 +717,46 @@ mod tests {
         assert!(expected[0].contains("one more thing"));
         assert_eq!(resumed.text, expected);
         assert_eq!(build(&roots, &out, cache_root.path()).text, expected);
+
+        // Lines that change turns an earlier build read: more of an early
+        // response (same message id), a result for a call read by the last
+        // build, a summary for its compaction. Each lands as a fresh read
+        // of the whole file puts it.
+        let call =
+            r#"{"type":"tool_use","id":"call-late","name":"Bash","input":{"command":"make"}}"#;
+        let compact = r#"{"type":"system","subtype":"compact_boundary","sessionId":"s1","uuid":"c1","timestamp":"2026-01-01T11:00:00Z"}"#;
+        let steps = [
+            line(
+                "s1",
+                "a5",
+                "assistant",
+                r#"{"type":"text","text":"more of answer 5"}"#,
+                false,
+            ) + &line("s1", "a-call", "assistant", call, false)
+                + compact
+                + "\n",
+            line(
+                "s1",
+                "u-result",
+                "user",
+                r#"[{"type":"tool_result","tool_use_id":"call-late","content":"built fine"}]"#,
+                false,
+            ) + r#"{"type":"user","isCompactSummary":true,"sessionId":"s1","uuid":"c2","message":{"role":"user","content":"what came before"}}"#
+                + "\n",
+        ];
+        for (k, step) in steps.iter().enumerate() {
+            let mut grown = std::fs::read_to_string(file).unwrap();
+            grown += step;
+            std::fs::write(file, grown).unwrap();
+            let roots = discover(&[data.path().to_path_buf()]).unwrap().roots;
+            let resumed = build(&roots, &out, cache_root.path());
+            assert_eq!(resumed.stats.resumed, 1, "step {k}");
+            let expected = truth(&roots);
+            assert_eq!(resumed.text, expected, "step {k}");
+        }
+        let done = truth(&discover(&[data.path().to_path_buf()]).unwrap().roots);
+        for seen in ["more of answer 5", "built fine", "what came before"] {
+            assert!(done[0].contains(seen), "{seen}");
+        }
     }
 }

@@ -17,7 +17,7 @@
 //! the same file, through [`Spill::put`] and [`Spill::get`].
 //!
 //! Turns the incremental cache already keeps are not written again: the
-//! cache's packs hold them in the same chunks (see [`encode_chunks`]), and a
+//! cache's packs hold them in the same chunks (see [`Spill::encoded`]), and a
 //! pack opened as a *shelf* of the spill ([`Spill::shelf`]) is read like
 //! the spill's own file. A rebuild neither decodes nor re-encodes the turns
 //! of the transcripts that did not change.
@@ -90,7 +90,7 @@ pub struct Chunk {
 /// cache's chunks are the same, so a page's identity does not depend on
 /// which file holds its turns), handing each to `put` with the number of
 /// turns it holds. On failure, how many turns were handed over, and why.
-pub fn encode_chunks(
+fn encode_chunks(
     turns: &[Turn],
     mut put: impl FnMut(&[u8], u32) -> std::io::Result<()>,
 ) -> Result<(), (usize, std::io::Error)> {
@@ -112,21 +112,6 @@ pub fn encode_chunks(
 /// True when `bytes`, read back from disk, are `c` as it was written.
 pub fn chunk_intact(bytes: &[u8], c: &Chunk) -> bool {
     bytes.len() == c.bytes as usize && crate::base::hash::hash_bytes(bytes) == c.hash
-}
-
-/// The turns of chunk `c`, decoded from `bytes`; None when they are not
-/// the chunk as it was written.
-pub fn decode_chunk(mut bytes: &[u8], c: &Chunk) -> Option<Vec<Turn>> {
-    if !chunk_intact(bytes, c) {
-        return None;
-    }
-    let mut out = Vec::with_capacity(c.turns as usize);
-    for _ in 0..c.turns {
-        let (turn, used): (Turn, usize) = stored::decode_prefix(bytes).ok()?;
-        bytes = &bytes[used..];
-        out.push(turn);
-    }
-    Some(out)
 }
 
 /// A file of turns that the spill reads but did not write: see
@@ -233,23 +218,12 @@ impl Turns {
         None
     }
 
-    /// Turn `i`, when it is held. Reading holds every turn a later line
-    /// may change; only folding the pieces of a file read in pieces
-    /// changes stored turns, through [`Turns::get_mut`].
-    pub fn held_mut(&mut self, i: usize) -> Option<&mut Turn> {
-        let (k, at) = self.locate(i)?;
-        match &mut self.pieces[k] {
-            Piece::Held(held) => held.get_mut(at),
-            Piece::Stored { .. } => None,
-        }
-    }
-
     /// Turn `i`, to change: a stored chunk that holds it is read back and
     /// held from then on (and written again when the turns are stowed).
     /// None when there is no such turn, or its chunk cannot be read back
     /// (said by [`Spill::failure`]).
     pub fn get_mut(&mut self, i: usize, spill: &Spill) -> Option<&mut Turn> {
-        let (k, _) = self.locate(i)?;
+        let (k, at) = self.locate(i)?;
         if matches!(self.pieces[k], Piece::Stored { .. }) {
             let mut turns = Vec::with_capacity(self.pieces[k].len());
             match spill.read_piece(&self.pieces[k], 0..self.pieces[k].len(), &mut turns) {
@@ -260,7 +234,10 @@ impl Turns {
                 }
             }
         }
-        self.held_mut(i)
+        match &mut self.pieces[k] {
+            Piece::Held(held) => held.get_mut(at),
+            Piece::Stored { .. } => None,
+        }
     }
 
     /// Each piece as a list of its own, in order: a chunk stored, or turns held.

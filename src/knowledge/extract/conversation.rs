@@ -164,11 +164,12 @@ impl Aside {
 
 /// Accumulates one conversation's turns and counts.
 ///
-/// While lines are read every turn is held, so that a later line can
-/// change it. A piece of a file read in pieces is stowed to the spill as
-/// soon as it is read ([`Conversation::stow`]): folding the pieces reads
-/// back only the chunks a later piece changes, so one huge session never
-/// has all its turns in memory.
+/// Turns read are held; a piece of a file read in pieces is stowed to the
+/// spill as soon as it is read ([`Conversation::stow`]), and a file read
+/// on from where the last build stopped starts from the cache's chunks. A
+/// later line that changes an earlier turn (a result for its call, more of
+/// its response, a summary for its compaction) reads back only the chunk
+/// that holds it, so one huge session never has all its turns in memory.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Conversation {
     /// Cached apart from the rest (see `ReaderState::turns_stored`).
@@ -204,8 +205,8 @@ pub struct Conversation {
     /// [`prompt_key`] of the first user text: for a sub-agent, which call
     /// started it.
     pub first_prompt_key: Option<u64>,
-    /// Tool calls waiting for their result: id → (turn, block).
-    #[serde(skip)]
+    /// Tool calls waiting for their result: id → (turn, block). Cached
+    /// with the state: a result often comes after a build read its call.
     pending: HashMap<String, (usize, usize)>,
     /// Results this piece found no call for: the previous piece may have it.
     #[serde(skip)]
@@ -247,10 +248,11 @@ impl Conversation {
         msg: Message,
         ts: Option<DateTime<Utc>>,
         sc: &mut Scrub,
+        spill: &Spill,
     ) {
         if rec.is_compact_summary.is_true() {
             let text = sc.owned(text_of(&msg.content).trim().to_string());
-            self.compact_summary(text, ts);
+            self.compact_summary(text, ts, spill);
             return;
         }
         if rec.is_meta.is_true() {
@@ -270,7 +272,7 @@ impl Conversation {
                     .any(|b| b.kind.as_deref() == Some("tool_result"))
                 {
                     for b in blocks {
-                        self.tool_result(b, sc);
+                        self.tool_result(b, sc, spill);
                     }
                     return;
                 }
@@ -283,7 +285,7 @@ impl Conversation {
 
     /// A tool result: kept (cut, redacted) with the call it answers, and
     /// the first few sampled for search.
-    fn tool_result(&mut self, b: &RawBlock, sc: &mut Scrub) {
+    fn tool_result(&mut self, b: &RawBlock, sc: &mut Scrub, spill: &Spill) {
         let (Some(id), Some(content)) = (b.tool_use_id.as_deref(), b.content) else {
             return;
         };
@@ -306,7 +308,7 @@ impl Conversation {
             self.outputs.push(result.text.cut(OUTPUT_SAMPLE_CHARS));
         }
         match self.pending.remove(id) {
-            Some((turn, block)) => attach(self.turns.held_mut(turn), block, result),
+            Some((turn, block)) => attach(self.turns.get_mut(turn, spill), block, result),
             None => self.orphan_results.push((id.to_string(), result)),
         }
     }
@@ -439,7 +441,13 @@ impl Conversation {
     }
 
     /// An `assistant` line: one block of a response, or all of it.
-    pub fn assistant(&mut self, msg: Message, ts: Option<DateTime<Utc>>, sc: &mut Scrub) {
+    pub fn assistant(
+        &mut self,
+        msg: Message,
+        ts: Option<DateTime<Utc>>,
+        sc: &mut Scrub,
+        spill: &Spill,
+    ) {
         let model = msg
             .model
             .0
@@ -463,7 +471,7 @@ impl Conversation {
         // Lines of one response share message.id: merge them, count usage once.
         let id = msg.id.0.filter(|s| !s.is_empty());
         if let Some(&idx) = id.as_ref().and_then(|id| self.by_message_id.get(id)) {
-            if let Some(Turn::Assistant { blocks, .. }) = self.turns.held_mut(idx) {
+            if let Some(Turn::Assistant { blocks, .. }) = self.turns.get_mut(idx, spill) {
                 let offset = blocks.len();
                 blocks.extend(new_blocks);
                 for (call, j) in calls {
@@ -506,9 +514,9 @@ impl Conversation {
     }
 
     /// The summary written after a compaction: fills the last open marker.
-    fn compact_summary(&mut self, text: Text, ts: Option<DateTime<Utc>>) {
+    fn compact_summary(&mut self, text: Text, ts: Option<DateTime<Utc>>, spill: &Spill) {
         if let Some(open) = self.open_markers.pop() {
-            if let Some(Turn::Compaction { summary, .. }) = self.turns.held_mut(open) {
+            if let Some(Turn::Compaction { summary, .. }) = self.turns.get_mut(open, spill) {
                 *summary = Some(text);
             }
             return;

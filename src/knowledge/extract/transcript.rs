@@ -4,8 +4,8 @@ use super::conversation::Conversation;
 use super::firsts::Firsts;
 use crate::base::skip::Skip;
 use crate::base::small_set::SmallSet;
+use crate::knowledge::model::Turns;
 use crate::knowledge::model::{CompactKind, Subagent, SubagentLayout, SubagentRole, Text, Titles};
-use crate::knowledge::model::{Turn, Turns};
 use crate::knowledge::redact::{Redactor, Scrub, Tally};
 use crate::knowledge::spill::{Chunk, Shelf, Spill};
 use crate::source::discover::{AgentFile, FileRole, TranscriptFile};
@@ -168,12 +168,19 @@ impl ReaderState {
     /// Read `tf` from where this state stopped to the end. Returns the skip
     /// for an incomplete last line, which is not consumed: the next build
     /// reads it again, complete by then.
-    pub fn read(&mut self, tf: &TranscriptFile, r: &Redactor) -> Option<Skip> {
-        self.read_to(tf, u64::MAX, r)
+    /// Earlier turns a line changes are read back through `spill`.
+    pub fn read(&mut self, tf: &TranscriptFile, r: &Redactor, spill: &Spill) -> Option<Skip> {
+        self.read_to(tf, u64::MAX, r, spill)
     }
 
     /// [`ReaderState::read`], stopping before the first line at or after `end`.
-    fn read_to(&mut self, tf: &TranscriptFile, end: u64, r: &Redactor) -> Option<Skip> {
+    fn read_to(
+        &mut self,
+        tf: &TranscriptFile,
+        end: u64,
+        r: &Redactor,
+        spill: &Spill,
+    ) -> Option<Skip> {
         let mut sc = Scrub::new(r);
         let stem = tf
             .path
@@ -217,7 +224,8 @@ impl ReaderState {
                 offset: line.end,
                 line: line.number,
             };
-            self.record(&tf.path, &stem, is_agent_file, line.number, &rec, &mut sc);
+            let at = (tf.path.as_path(), line.number);
+            self.record(at, &stem, is_agent_file, &rec, &mut sc, spill);
         });
         self.digest.tally.add(&sc.tally);
         if let Err(e) = result {
@@ -230,14 +238,15 @@ impl ReaderState {
         tail
     }
 
+    /// Line `at` (file, number), of a sub-agent's own file when `is_agent_file`.
     fn record(
         &mut self,
-        path: &Path,
+        (path, number): (&Path, u64),
         stem: &str,
         is_agent_file: bool,
-        number: u64,
         rec: &Record<'_>,
         sc: &mut Scrub,
+        spill: &Spill,
     ) {
         let kind = rec.kind.as_deref().unwrap_or("");
         let ts = parse_ts(rec.timestamp.as_deref());
@@ -248,7 +257,7 @@ impl ReaderState {
             if self.agent_cwd.is_none() {
                 self.agent_cwd = sc.opt(rec.cwd.as_deref());
             }
-            if let Err(reason) = apply(&mut self.agent_conv, rec, kind, ts, sc) {
+            if let Err(reason) = apply(&mut self.agent_conv, rec, kind, ts, sc, spill) {
                 self.digest.skips.push(Skip::line(path, number, reason));
             }
             return;
@@ -301,7 +310,7 @@ impl ReaderState {
         } else {
             &mut p.conv
         };
-        if let Err(reason) = apply(conv, rec, kind, ts, sc) {
+        if let Err(reason) = apply(conv, rec, kind, ts, sc, spill) {
             d.skips.push(Skip::line(path, number, reason));
         }
     }
@@ -404,7 +413,7 @@ impl ReaderState {
                     s.agent_conv = Conversation::for_piece();
                 }
                 s.position = (bounds[i], 0);
-                let tail = s.read_to(tf, bounds[i + 1], r);
+                let tail = s.read_to(tf, bounds[i + 1], r, spill);
                 for c in s.conversations() {
                     c.stow(spill);
                 }
@@ -466,21 +475,17 @@ impl ReaderState {
         })
     }
 
-    /// Put the turns cached apart from the state back into its
-    /// conversations, to read on: `turns` holds each chunk's, in
-    /// [`ReaderState::stored_chunks`] order. False when they do not match.
-    pub fn restore_turns(&mut self, turns: Vec<Vec<Turn>>) -> bool {
+    /// Put the turns cached apart from the state (where `at` says) back
+    /// into its conversations, to read on. False when the state says of
+    /// fewer conversations than it has.
+    pub fn restore_turns(&mut self, at: Shelved) -> bool {
         let stored = std::mem::take(&mut self.stored);
         let mut conversations = self.conversations();
-        let chunks: usize = stored.iter().map(|s| s.chunks.len()).sum();
-        if stored.len() != conversations.len() || turns.len() != chunks {
+        if stored.len() != conversations.len() {
             return false;
         }
-        let mut turns = turns.into_iter();
         for (c, s) in conversations.iter_mut().zip(stored) {
-            for chunk in turns.by_ref().take(s.chunks.len()) {
-                c.turns.append(chunk.into());
-            }
+            c.turns = Turns::shelved(at.shelf, at.base, &s.chunks);
         }
         true
     }
@@ -611,7 +616,7 @@ pub fn read_fresh(
         return ReaderState::read_in_pieces(root, tf, piece_bytes, r, spill);
     }
     let mut state = ReaderState::new(root, tf, r);
-    let tail = state.read(tf, r);
+    let tail = state.read(tf, r, spill);
     (state, tail)
 }
 
@@ -654,6 +659,7 @@ fn apply(
     kind: &str,
     ts: Option<DateTime<Utc>>,
     sc: &mut Scrub,
+    spill: &Spill,
 ) -> Result<(), String> {
     match kind {
         "user" | "assistant" => {
@@ -665,9 +671,9 @@ fn apply(
             let msg: Message = parse_line(raw.get(), &mut repaired)
                 .map_err(|e| format!("unreadable message: {e}"))?;
             if kind == "user" {
-                conv.user(rec, msg, ts, sc);
+                conv.user(rec, msg, ts, sc, spill);
             } else {
-                conv.assistant(msg, ts, sc);
+                conv.assistant(msg, ts, sc, spill);
             }
         }
         "system" => {
