@@ -13,6 +13,12 @@
 //! flushed to disk and renamed; only then does the journal get its line.
 //! A build killed at any point leaves objects that are whole (or none)
 //! and a journal whose last line at worst is cut (and then ignored).
+//!
+//! A file that grows gets a line for each version kept and one for each
+//! it supersedes, build after build: once the journal holds many more
+//! lines than versions kept, it is written anew (in `tmp/`, renamed over
+//! the old one) with one line per version, so opening the archive costs
+//! what it holds, not how many builds it has seen.
 
 use crate::base::error::Error;
 use serde::{Deserialize, Serialize};
@@ -27,6 +33,9 @@ const LEVEL: i32 = 3;
 /// The magic number of the skippable frame that names an object's file.
 const NAME_FRAME: u32 = 0x184D_2A5C;
 const JOURNAL: &str = "journal.jsonl";
+/// Lines beyond twice the versions kept that a journal may hold before
+/// it is written anew.
+const JOURNAL_SLACK: usize = 4096;
 
 /// The content hash that names an object.
 pub type ObjectId = u128;
@@ -81,6 +90,8 @@ pub struct Store {
     /// The journal was missing or unreadable and was rebuilt from objects.
     pub rebuilt: bool,
     seq: u64,
+    /// Lines in the journal.
+    lines: usize,
     /// Held while the archive is open: one build at a time writes it.
     _lock: File,
 }
@@ -133,6 +144,7 @@ impl Store {
             bad_lines: 0,
             rebuilt: false,
             seq: 0,
+            lines: 0,
             _lock: lock(dir)?,
         };
         let journal = dir.join(JOURNAL);
@@ -143,8 +155,65 @@ impl Store {
         }
         if store.files.is_empty() && store.bad_lines > 0 || store.needs_rebuild()? {
             store.rebuild()?;
+        } else if store.lines > 2 * store.versions() + JOURNAL_SLACK {
+            // Best effort: a journal that cannot be written anew stays
+            // as it is, long but right.
+            let _ = store.compact();
         }
         Ok(store)
+    }
+
+    /// How many versions of files are kept.
+    fn versions(&self) -> usize {
+        self.files.values().map(Vec::len).sum()
+    }
+
+    /// Write the journal anew: one line per version kept, in the order
+    /// they were kept.
+    fn compact(&mut self) -> Result<(), Error> {
+        let mut kept: Vec<(&FileKey, &Version)> = self
+            .files
+            .iter()
+            .flat_map(|(key, versions)| versions.iter().map(move |v| (key, v)))
+            .collect();
+        kept.sort_by_key(|(_, v)| v.seq);
+        let entries: Vec<Entry> = kept
+            .into_iter()
+            .map(|((source, path), v)| Entry::Add {
+                source: source.clone(),
+                path: path.clone(),
+                object: hex(v.object),
+                len: v.len,
+                mtime: v.mtime,
+            })
+            .collect();
+        self.replace_journal(entries)
+    }
+
+    /// Make `entries` the whole journal (written aside, then renamed over
+    /// it) and what the store holds.
+    fn replace_journal(&mut self, entries: Vec<Entry>) -> Result<(), Error> {
+        let tmp = self.dir.join("tmp").join(JOURNAL);
+        let _ = fs::remove_file(&tmp);
+        let mut text = String::new();
+        for entry in &entries {
+            text.push_str(&serde_json::to_string(entry).unwrap_or_default());
+            text.push('\n');
+        }
+        let mut f = private_file(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.sync_all())
+            .map_err(|e| Error::io(&tmp, e))?;
+        let journal = self.dir.join(JOURNAL);
+        fs::rename(&tmp, &journal).map_err(|e| Error::io(&journal, e))?;
+        sync_all(&self.dir)?;
+        self.files.clear();
+        self.seq = 0;
+        self.lines = entries.len();
+        for entry in entries {
+            self.apply(entry);
+        }
+        Ok(())
     }
 
     fn read_journal(&mut self, f: File) {
@@ -156,6 +225,7 @@ impl Store {
             if line.is_empty() {
                 continue;
             }
+            self.lines += 1;
             match serde_json::from_slice::<Entry>(&line) {
                 Ok(entry) => self.apply(entry),
                 Err(_) => self.bad_lines += 1,
@@ -209,7 +279,6 @@ impl Store {
     /// A new journal from the names inside the objects (a file whose
     /// content another file also had is then known under one name).
     fn rebuild(&mut self) -> Result<(), Error> {
-        self.files.clear();
         let mut lines = Vec::new();
         for path in self.object_paths()? {
             let Some(id) = id_of(&path) else { continue };
@@ -232,17 +301,7 @@ impl Store {
                 mtime,
             });
         }
-        let tmp = self.dir.join("tmp").join(JOURNAL);
-        let _ = fs::remove_file(&tmp);
-        let mut f = private_file(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        for entry in lines {
-            let line = serde_json::to_string(&entry).unwrap_or_default();
-            writeln!(f, "{line}").map_err(|e| Error::io(&tmp, e))?;
-            self.apply(entry);
-        }
-        f.sync_all().map_err(|e| Error::io(&tmp, e))?;
-        let journal = self.dir.join(JOURNAL);
-        fs::rename(&tmp, &journal).map_err(|e| Error::io(&journal, e))?;
+        self.replace_journal(lines)?;
         self.rebuilt = true;
         self.bad_lines = 0;
         Ok(())
@@ -397,6 +456,7 @@ impl Store {
         f.write_all(text.as_bytes())
             .and_then(|()| f.sync_all())
             .map_err(|e| Error::io(&journal, e))?;
+        self.lines += entries.len();
         for e in entries {
             self.apply(e);
         }
@@ -512,5 +572,72 @@ fn sync_all(dir: &Path) -> Result<(), Error> {
     #[cfg(not(target_os = "linux"))]
     {
         f.sync_all().map_err(|e| Error::io(dir, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(object: ObjectId, len: u64) -> Version {
+        Version {
+            object,
+            len,
+            mtime: len as i64,
+            seq: 0,
+        }
+    }
+
+    /// What the store holds, without the order numbers (renumbered when
+    /// the journal is written anew; their order is what counts).
+    fn held(s: &Store) -> Vec<String> {
+        s.files
+            .iter()
+            .map(|(k, vs)| {
+                let mut vs = vs.clone();
+                vs.sort_by_key(|v| v.seq);
+                let vs: Vec<_> = vs.iter().map(|v| (v.object, v.len, v.mtime)).collect();
+                format!("{k:?} {vs:?}")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_journal_of_many_builds_is_written_anew_with_what_is_kept() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key = |p: &str| ("src".to_string(), p.to_string());
+        let before = {
+            let mut s = Store::open(dir.path()).expect("open");
+            // A file kept twice under two names, and one that grows build
+            // after build: each version supersedes the one before.
+            s.commit(
+                vec![(key("a"), version(1, 10)), (key("b"), version(1, 10))],
+                vec![],
+            )
+            .expect("commit");
+            s.commit(vec![(key("a"), version(2, 20))], vec![])
+                .expect("commit");
+            for n in 3..3000u128 {
+                let grown = vec![(key("log"), version(n, n as u64 * 10))];
+                s.commit(grown, vec![(key("log"), n - 1)]).expect("commit");
+            }
+            held(&s)
+        };
+        let journal = dir.path().join(JOURNAL);
+        let lines = |p: &Path| fs::read_to_string(p).expect("journal").lines().count();
+        assert!(lines(&journal) > 5000, "every build left its lines");
+        let s = Store::open(dir.path()).expect("open");
+        assert_eq!(held(&s), before, "the same versions, in the same order");
+        assert_eq!(lines(&journal), 4, "one line per version kept");
+        assert!(!s.rebuilt);
+        drop(s);
+        // Read back as it was written, and not written again.
+        let again = Store::open(dir.path()).expect("open");
+        assert_eq!(held(&again), before);
+        assert_eq!(again.lines, 4);
+        assert_eq!(
+            fs::read_dir(dir.path().join("tmp")).expect("tmp").count(),
+            0
+        );
     }
 }
