@@ -7,11 +7,28 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Skip {
     /// The file concerned.
+    #[serde(with = "shown_path")]
     pub file: PathBuf,
     /// The 1-based line, when the problem is one line of a JSONL file.
     pub line: Option<u64>,
     /// Why it was skipped, one short clause.
     pub reason: String,
+}
+
+/// A path kept (in the cache) to be shown, never opened: as text, lossily
+/// when it is not UTF-8, so that such a path cannot make a whole record
+/// unsaveable.
+pub mod shown_path {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::path::{Path, PathBuf};
+
+    pub fn serialize<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&path.to_string_lossy())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+        String::deserialize(d).map(PathBuf::from)
+    }
 }
 
 impl Skip {

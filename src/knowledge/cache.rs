@@ -128,8 +128,11 @@ struct Stored<F> {
 #[derive(Debug, Default)]
 struct Found(HashMap<u64, Entry>);
 
+/// A path that is not UTF-8 (a data directory under such a folder) is
+/// keyed, and written, as its lossy text: two such paths that read alike
+/// make one of them miss, as a collision would.
 fn path_key(path: &Path) -> Option<u64> {
-    path.to_str().map(str_key)
+    Some(str_key(&path.to_string_lossy()))
 }
 
 /// [`path_key`] of a path as the index stores it (a string).
@@ -170,7 +173,7 @@ struct Kept<'s>(Vec<(&'s Path, Entry)>);
 
 impl Serialize for Kept<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.0.iter().map(|(path, e)| (path, e)))
+        s.collect_map(self.0.iter().map(|(path, e)| (path.to_string_lossy(), e)))
     }
 }
 
@@ -293,6 +296,7 @@ impl<'s> Cache<'s> {
                         == Some(e.tail);
                     if tail_ok {
                         state.digest.root = root;
+                        state.digest.file.clone_from(&tf.path);
                         let tail = state.read(tf, r, spill);
                         return self.finish(tf, state, tail, Served::Resumed, r, spill);
                     }
@@ -330,6 +334,7 @@ impl<'s> Cache<'s> {
         }
         let shelf = spill.shelf(&self.packs.path(&e.turns.pack)?)?;
         state.digest.root = root;
+        state.digest.file.clone_from(&tf.path);
         let at = Shelved {
             shelf,
             base: e.turns.offset,
@@ -653,6 +658,24 @@ mod tests {
             stats,
             spilled: spill.written(),
         }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_data_directory_whose_path_is_not_utf8_is_cached_too() {
+        use std::os::unix::ffi::OsStrExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join(std::ffi::OsStr::from_bytes(b"d\xffata"));
+        let cache_root = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("site");
+        write_data(&data);
+        let roots = discover(std::slice::from_ref(&data)).unwrap().roots;
+        assert_eq!(roots[0].transcripts.len(), 2);
+        let cold = build(&roots, &out, cache_root.path());
+        assert_eq!(cold.stats.read, 2);
+        let warm = build(&roots, &out, cache_root.path());
+        assert_eq!((warm.stats.reused, warm.stats.read), (2, 0));
+        assert_eq!(warm.text, cold.text);
     }
 
     #[test]

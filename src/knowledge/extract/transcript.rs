@@ -70,6 +70,7 @@ impl SessionPart {
 pub struct FileDigest {
     pub root: usize,
     /// The file, for messages on the owner's terminal only.
+    #[serde(with = "crate::base::skip::shown_path")]
     pub file: PathBuf,
     pub project_dir: Text,
     /// Sessions in a session file, in order of first appearance.
