@@ -70,7 +70,11 @@ pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
                 }
                 continue;
             }
-            for change in d.iter_inline_changes(op) {
+            // Without similar's default half-second deadline: a block this
+            // small is marked in microseconds, and a deadline read the clock
+            // at every step (a tenth of a diff's time) and made the marks
+            // depend on how fast the machine was.
+            for change in d.iter_inline_changes_deadline(op, None) {
                 let mut parts: Vec<DiffPart> = Vec::new();
                 for (mark, text) in change.iter_strings_lossy() {
                     let text = text.trim_end_matches(['\n', '\r']);
