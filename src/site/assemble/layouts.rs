@@ -42,14 +42,16 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Lay out `s`, reading its turns back from `spill` a chunk at a time:
-    /// one pass over the conversation (where each turn goes, its prompts,
-    /// the calls that changed a file or started a sub-agent), a second for
-    /// its answers while the search document has room for them, then each
+    /// Lay out `s`, reading its turns back from `spill` a chunk at a time,
+    /// once: where each turn goes, its prompts and answers for search, the
+    /// calls that changed a file or started a sub-agent; then each
     /// sub-agent.
     pub fn of(s: &Session, spill: &Spill) -> Result<Layout, crate::Error> {
         let mut paging = Paging::default();
         let mut texts = SessionTexts::default();
+        // Answers come after every prompt in the search texts: the first
+        // of them (as many as could ever fit) wait here.
+        let mut answers = SessionTexts::default();
         let mut found = Vec::new();
         let mut launched = Vec::new();
         let mut anchors = Anchors::default();
@@ -60,25 +62,13 @@ impl Layout {
                 let (i, page) = (first + k, paging.turns[first + k]);
                 let anchor = anchors.next(t, "");
                 texts.prompt(t, || session_anchor(page, &anchor));
+                answers.answer(t, || session_anchor(page, &anchor));
                 found_in(t, i, page, &mut found);
                 launched.extend(launches(t).map(|key| (i, key)));
             }
             ControlFlow::Continue(())
         })?;
-        if !texts.full() {
-            let (mut anchors, mut i) = (Anchors::default(), 0);
-            spill.visit(&s.turns, false, |turns| {
-                for t in turns {
-                    let (anchor, page) = (anchors.next(t, ""), paging.turns[i]);
-                    texts.answer(t, || session_anchor(page, &anchor));
-                    i += 1;
-                }
-                match texts.full() {
-                    true => ControlFlow::Break(()),
-                    false => ControlFlow::Continue(()),
-                }
-            })?;
-        }
+        texts.append(answers);
         for (k, a) in s.subagents.iter().enumerate() {
             // Its page is known once all its turns are counted: its texts
             // are anchored there after.
@@ -345,12 +335,87 @@ mod tests {
         (turns, subagents)
     }
 
+    /// The search texts as first written, from all the turns at once:
+    /// every prompt, then every answer, then the sub-agents' answers, each
+    /// cut, within the budget.
+    fn reference_texts(turns: &[Turn], agents: &[Vec<Turn>], l: &Layout) -> Vec<(String, String)> {
+        use crate::knowledge::model::Block;
+        use crate::site::search::{BLOCK_CHARS, TEXT_CHARS};
+        let page_of = |t: usize| l.spans.iter().position(|s| s.turns.contains(&t)).unwrap();
+        let mut n = 0;
+        let anchors: Vec<String> = (0..turns.len())
+            .map(|t| match &turns[t] {
+                Turn::Prompt { .. } | Turn::Assistant { .. } => {
+                    n += 1;
+                    let letter = if matches!(turns[t], Turn::Prompt { .. }) {
+                        'p'
+                    } else {
+                        'a'
+                    };
+                    session_anchor(page_of(t), &format!("{letter}{n}"))
+                }
+                _ => session_anchor(page_of(t), ""),
+            })
+            .collect();
+        let mut candidates: Vec<(String, String)> = Vec::new();
+        for (t, turn) in turns.iter().enumerate() {
+            if let Turn::Prompt { text, .. } = turn {
+                candidates.push((anchors[t].clone(), text.to_string()));
+            }
+        }
+        for (t, turn) in turns.iter().enumerate() {
+            match turn {
+                Turn::Assistant { blocks, .. } => {
+                    candidates.extend(blocks.iter().filter_map(|b| match b {
+                        Block::Text(x) => Some((anchors[t].clone(), x.to_string())),
+                        Block::Tool(_) => None,
+                    }))
+                }
+                Turn::Command { name, args, .. } => {
+                    candidates.push((anchors[t].clone(), format!("{name} {args}")))
+                }
+                Turn::Compaction {
+                    summary: Some(x), ..
+                } => candidates.push((anchors[t].clone(), x.to_string())),
+                _ => {}
+            }
+        }
+        for (k, a) in agents.iter().enumerate() {
+            let page = l
+                .spans
+                .iter()
+                .position(|s| s.subagents.contains(&k))
+                .unwrap();
+            let anchor = session_anchor(page, &format!("agent-{}", k + 1));
+            for turn in a {
+                if let Turn::Assistant { blocks, .. } = turn {
+                    for b in blocks {
+                        if let Block::Text(x) = b {
+                            candidates.push((anchor.clone(), x.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+        let mut budget = TEXT_CHARS;
+        let mut out = Vec::new();
+        for (anchor, text) in candidates {
+            if budget == 0 || text.trim().is_empty() {
+                continue;
+            }
+            let cut: String = text.chars().take(BLOCK_CHARS.min(budget)).collect();
+            budget -= cut.chars().count();
+            out.push((anchor, cut));
+        }
+        out
+    }
+
     #[test]
     fn a_session_is_laid_out_the_same_from_held_turns_and_from_stored_chunks() {
         use crate::knowledge::model::{SubagentLayout, SubagentRole};
         let dir = tempfile::tempdir().expect("temp dir");
         let spill = Spill::in_dir(dir.path()).expect("spill");
-        let mut pages = 0;
+        let (mut pages, mut answered, mut agents_searched) = (0, 0, 0);
         for seed in 0..24 {
             let (turns, agents) = mixed(seed);
             let session = |stow: bool| {
@@ -388,6 +453,18 @@ mod tests {
             // (as values: the map of keys compares without its order)
             let json = |l: &Layout| serde_json::to_value(l).expect("json");
             assert_eq!(json(&held), json(&stored), "seed {seed}");
+            assert_eq!(
+                held.texts,
+                reference_texts(&turns, &agents, &held),
+                "seed {seed}"
+            );
+            let has = |what: &str| {
+                held.texts
+                    .iter()
+                    .any(|(a, t)| a.contains(what) || t.starts_with(what))
+            };
+            answered += usize::from(has("answer"));
+            agents_searched += usize::from(has("agent-"));
             pages += held.spans.len();
             // The layout covers every turn and sub-agent once, in order.
             let covered: Vec<usize> = held.spans.iter().flat_map(|s| s.turns.clone()).collect();
@@ -397,5 +474,9 @@ mod tests {
         }
         assert!(spill.written() > 64 << 10, "many chunks were stored");
         assert!(pages > 24, "some sessions took several pages: {pages}");
+        assert!(
+            answered > 0 && agents_searched > 0,
+            "{answered} {agents_searched}"
+        );
     }
 }

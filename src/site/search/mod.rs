@@ -134,11 +134,6 @@ impl Default for SessionTexts {
 }
 
 impl SessionTexts {
-    /// True when no more text fits.
-    pub fn full(&self) -> bool {
-        self.budget == 0
-    }
-
     fn push(&mut self, anchor: impl FnOnce() -> String, text: &str) {
         if self.budget == 0 || text.trim().is_empty() {
             return;
@@ -181,13 +176,19 @@ impl SessionTexts {
         }
     }
 
-    /// How many texts there are.
-    pub fn len(&self) -> usize {
-        self.texts.len()
+    /// `more`'s texts after these, within what is left of the budget:
+    /// the same as pushing them here (each is already cut to no more than
+    /// what is left here, since both budgets start whole).
+    pub fn append(&mut self, more: SessionTexts) {
+        for (anchor, text) in more.texts {
+            self.push(|| anchor, &text);
+        }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.texts.is_empty()
+    /// How many texts there are.
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(&self) -> usize {
+        self.texts.len()
     }
 
     /// Anchor every text from the `from`th on at `anchor`.
