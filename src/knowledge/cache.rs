@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
 const FORMAT: u32 = 10;
-const PROBE: u64 = 4096;
+const PROBE: u64 = crate::source::discover::HEAD_HASHED;
 
 use crate::base::hash::hash_bytes;
 
@@ -47,10 +47,18 @@ struct Identity {
 }
 
 /// A transcript's identity: its size, time and inode as discovery saw
-/// them (not looked at again), and a hash of its first bytes.
+/// them (not looked at again), and a hash of its first bytes (as the
+/// build first read them, else read now).
 fn identity(tf: &TranscriptFile) -> Option<Identity> {
-    let mut f = std::fs::File::open(&tf.path).ok()?;
-    Some(identity_with(tf, hash_at(&mut f, 0, PROBE.min(tf.size))?))
+    let head = match tf.head.get() {
+        Some(&head) => head,
+        None => hash_at(
+            &mut std::fs::File::open(&tf.path).ok()?,
+            0,
+            PROBE.min(tf.size),
+        )?,
+    };
+    Some(identity_with(tf, head))
 }
 
 fn identity_with(tf: &TranscriptFile, head: u64) -> Identity {

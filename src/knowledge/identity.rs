@@ -9,7 +9,7 @@
 //! the name after `home`/`Users`.
 
 use crate::knowledge::redact::Redactor;
-use crate::source::discover::Root;
+use crate::source::discover::{Root, TranscriptFile};
 use crate::source::history::{RawHistory, RawStart};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
@@ -31,7 +31,7 @@ impl Identity {
         let heads: Vec<Vec<String>> = roots
             .par_iter()
             .flat_map(|r| r.transcripts.par_iter())
-            .map(|t| cwds_in_head(&t.path, t.size))
+            .map(cwds_in_head)
             .collect();
         let paths = heads
             .iter()
@@ -103,14 +103,19 @@ fn home_of_folder(folder: &str) -> Option<String> {
     }
 }
 
-/// The `cwd` values in the first lines of a transcript.
-fn cwds_in_head(path: &std::path::Path, size: u64) -> Vec<String> {
+/// The `cwd` values in the first lines of a transcript; notes the hash of
+/// its first bytes on the way (see [`TranscriptFile::head`]).
+fn cwds_in_head(t: &TranscriptFile) -> Vec<String> {
     // Room for the whole head at once: grown from nothing, it took seven
     // reads of a file of 700 bytes.
-    let mut head = Vec::with_capacity(size.min(HEAD_BYTES) as usize + 1);
-    let read = std::fs::File::open(path).and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head));
+    let mut head = Vec::with_capacity(t.size.min(HEAD_BYTES) as usize + 1);
+    let read = std::fs::File::open(&t.path).and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head));
     if read.is_err() {
         return Vec::new();
+    }
+    let hashed = usize::try_from(t.size.min(crate::source::discover::HEAD_HASHED)).unwrap_or(0);
+    if let Some(first) = head.get(..hashed) {
+        let _ = t.head.set(crate::base::hash::hash_bytes(first));
     }
     let mut out: Vec<String> = Vec::new();
     for at in memchr::memmem::find_iter(&head, b"\"cwd\"") {
@@ -132,6 +137,32 @@ fn cwds_in_head(path: &std::path::Path, size: u64) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn learning_notes_each_transcripts_first_bytes_for_the_cache() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let folder = dir.path().join("projects/-home-dana-p");
+        std::fs::create_dir_all(&folder).expect("folder");
+        let long = format!(
+            "{{\"cwd\":\"/home/dana/p\",\"x\":\"{}\"}}\n",
+            "y".repeat(9000)
+        );
+        std::fs::write(folder.join("a.jsonl"), &long).expect("write");
+        std::fs::write(folder.join("b.jsonl"), "{\"cwd\":\"/home/dana/p\"}\n").expect("write");
+        let roots = crate::source::discover::discover(&[dir.path().to_path_buf()])
+            .expect("discover")
+            .roots;
+        assert!(roots[0].transcripts.iter().all(|t| t.head.get().is_none()));
+        let id = Identity::learn(&roots, &[], &[]);
+        assert!(id.homes.contains("/home/dana"));
+        for t in &roots[0].transcripts {
+            let bytes = std::fs::read(&t.path).expect("read");
+            let first = &bytes[..bytes
+                .len()
+                .min(crate::source::discover::HEAD_HASHED as usize)];
+            assert_eq!(t.head.get(), Some(&crate::base::hash::hash_bytes(first)));
+        }
+    }
 
     #[test]
     fn folders_give_homes_only_when_nothing_explains_them() {

@@ -71,6 +71,26 @@ pub struct TranscriptFile {
     /// When the walk saw it: what the cache and the no-op check compare
     /// (a hundred thousand files are not looked at twice).
     pub stamp: Stamp,
+    /// A hash of its first bytes (see [`HEAD_HASHED`]), taken where the
+    /// build first reads them (learning whose data it is): the cache
+    /// compares it without opening the file again.
+    pub head: std::sync::OnceLock<u64>,
+}
+
+/// How many of a transcript's first bytes [`TranscriptFile::head`] hashes.
+pub const HEAD_HASHED: u64 = 4096;
+
+impl TranscriptFile {
+    fn new(path: &Path, project_dir: &str, role: FileRole, (size, stamp): (u64, Stamp)) -> Self {
+        TranscriptFile {
+            path: path.to_path_buf(),
+            project_dir: project_dir.to_string(),
+            role,
+            size,
+            stamp,
+            head: std::sync::OnceLock::new(),
+        }
+    }
 }
 
 /// A file's modification time (ns since 1970) and inode (0 where the
@@ -417,13 +437,8 @@ fn classify(
             } else {
                 FileRole::Session
             };
-            root.transcripts.push(TranscriptFile {
-                path: path.to_path_buf(),
-                project_dir: dir.to_string(),
-                role,
-                size,
-                stamp,
-            });
+            root.transcripts
+                .push(TranscriptFile::new(path, dir, role, (size, stamp)));
         }
         // `subagents/journal.jsonl` and the like are bookkeeping, not agents.
         ["projects", dir, session, "subagents", file]
@@ -432,22 +447,18 @@ fn classify(
             let id = agent_id(file).unwrap_or_else(|| file.trim_end_matches(".jsonl").to_string());
             let meta =
                 path.with_file_name(format!("{}.meta.json", file.trim_end_matches(".jsonl")));
-            root.transcripts.push(TranscriptFile {
-                path: path.to_path_buf(),
-                project_dir: dir.to_string(),
-                role: FileRole::Subagent(Box::new(AgentFile {
-                    role: agent_role(&id),
-                    agent_id: id,
-                    parent: Some(session.to_string()),
-                    layout: SubagentLayout::Nested,
-                    // A regular file only: a symlink could lead out of the source.
-                    meta: std::fs::symlink_metadata(&meta)
-                        .is_ok_and(|m| m.file_type().is_file())
-                        .then_some(meta),
-                })),
-                size,
-                stamp,
-            });
+            let role = FileRole::Subagent(Box::new(AgentFile {
+                role: agent_role(&id),
+                agent_id: id,
+                parent: Some(session.to_string()),
+                layout: SubagentLayout::Nested,
+                // A regular file only: a symlink could lead out of the source.
+                meta: std::fs::symlink_metadata(&meta)
+                    .is_ok_and(|m| m.file_type().is_file())
+                    .then_some(meta),
+            }));
+            root.transcripts
+                .push(TranscriptFile::new(path, dir, role, (size, stamp)));
         }
         _ if !has_projects && name.ends_with(".jsonl") && name != "history.jsonl" => {
             let dir = if parts.len() >= 2 {
@@ -455,13 +466,9 @@ fn classify(
             } else {
                 ""
             };
-            root.transcripts.push(TranscriptFile {
-                path: path.to_path_buf(),
-                project_dir: dir.to_string(),
-                role: FileRole::Session,
-                size,
-                stamp,
-            });
+            let role = FileRole::Session;
+            root.transcripts
+                .push(TranscriptFile::new(path, dir, role, (size, stamp)));
         }
         _ => {}
     }
