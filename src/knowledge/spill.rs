@@ -454,21 +454,22 @@ impl Spill {
         backwards: bool,
         mut f: impl FnMut(&[Turn]) -> std::ops::ControlFlow<()>,
     ) -> Result<(), crate::Error> {
-        let mut order: Vec<&Piece> = turns.pieces.iter().collect();
-        if backwards {
-            order.reverse();
-        }
         let mut read = Vec::new();
-        for piece in order {
-            let flow = match piece {
-                Piece::Held(held) => f(held),
-                Piece::Stored { .. } => {
-                    read.clear();
-                    self.read_piece(piece, 0..piece.len(), &mut read)?;
-                    f(&read)
-                }
-            };
-            if flow.is_break() {
+        let mut step = |piece: &Piece| match piece {
+            Piece::Held(held) => Ok(f(held)),
+            Piece::Stored { .. } => {
+                read.clear();
+                self.read_piece(piece, 0..piece.len(), &mut read)?;
+                Ok(f(&read))
+            }
+        };
+        let mut pieces = turns.pieces.iter();
+        while let Some(piece) = if backwards {
+            pieces.next_back()
+        } else {
+            pieces.next()
+        } {
+            if step(piece)?.is_break() {
                 break;
             }
         }

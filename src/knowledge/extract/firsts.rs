@@ -15,6 +15,7 @@ use std::ops::ControlFlow;
 pub struct Firsts {
     pub prompt: Option<Text>,
     pub answer: Option<Text>,
+    /// The first command, when there is no answer (it stands in for one).
     pub command: Option<String>,
     /// The first paragraph of the last answer.
     pub last_answer: Option<String>,
@@ -23,8 +24,9 @@ pub struct Firsts {
 impl Firsts {
     /// What the digest takes from `turns`, reading back (through `spill`)
     /// only the chunks it needs: from the start until the first prompt
-    /// worth a title, answer and command are found, and from the end
-    /// until the last answer is.
+    /// worth a title and the first answer are found (the first command on
+    /// the way, which stands in for an answer only when there is none),
+    /// and from the end until the last answer is.
     pub fn of(turns: &Turns, spill: &Spill) -> Firsts {
         let mut f = Firsts::default();
         // The first prompt, until one worth a title is found.
@@ -46,13 +48,18 @@ impl Firsts {
             }
             f.answer = f.answer.take().or_else(|| first_answer(turns).cloned());
             f.command = f.command.take().or_else(|| first_command(turns));
-            if f.prompt.is_some() && f.answer.is_some() && f.command.is_some() {
+            // The command stands in for an answer only when there is none.
+            if f.prompt.is_some() && f.answer.is_some() {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
             }
         });
         f.prompt = f.prompt.or(any_prompt);
+        if f.answer.is_some() {
+            // Not needed, and kept the same however the turns are cut.
+            f.command = None;
+        }
         let _ = spill.visit(turns, true, |turns| match last_answer(turns) {
             Some(t) => {
                 f.last_answer = Some(first_paragraph(t).to_string());
@@ -101,4 +108,93 @@ fn first_answer(turns: &[Turn]) -> Option<&Text> {
         }),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::model::CompactKind;
+
+    fn prompt(text: &str) -> Turn {
+        Turn::Prompt {
+            ts: None,
+            text: Text::test(text),
+        }
+    }
+
+    fn answer(text: &str) -> Turn {
+        Turn::Assistant {
+            ts: None,
+            model: None,
+            blocks: vec![Block::Text(Text::test(text))],
+        }
+    }
+
+    fn command(name: &str) -> Turn {
+        Turn::Command {
+            ts: None,
+            name: Text::test(name),
+            args: Text::test(""),
+        }
+    }
+
+    #[test]
+    fn the_same_firsts_from_held_turns_and_from_chunks_read_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let spill = Spill::in_dir(dir.path()).expect("spill");
+        let filler = |n: usize| -> Vec<Turn> {
+            (0..n)
+                .map(|i| Turn::Compaction {
+                    ts: None,
+                    kind: CompactKind::Micro,
+                    summary: Some(Text::test(&format!("{i} {}", "z".repeat(3000)))),
+                })
+                .collect()
+        };
+        let cases: Vec<Vec<Turn>> = vec![
+            // A command long before the first answer, a title only later.
+            [
+                vec![prompt("/x"), command("/context")],
+                filler(60),
+                vec![prompt("## A title\n\nwhy"), answer("# Head\n\nFirst.")],
+                filler(60),
+                vec![answer("Last one.\n\nmore")],
+            ]
+            .concat(),
+            // No answer at all: the command stands in.
+            [
+                filler(50),
+                vec![command("/cost")],
+                filler(50),
+                vec![prompt("```")],
+            ]
+            .concat(),
+            // Nothing but filler.
+            filler(40),
+        ];
+        for (k, turns) in cases.into_iter().enumerate() {
+            let held = Turns::from(turns.clone());
+            let mut stored = Turns::from(turns);
+            spill.stow(&mut stored);
+            let (a, b) = (Firsts::of(&held, &spill), Firsts::of(&stored, &spill));
+            assert_eq!(a, b, "case {k}");
+            match k {
+                0 => {
+                    assert_eq!(a.prompt.as_deref(), Some("## A title\n\nwhy"));
+                    assert_eq!(a.answer.as_deref(), Some("# Head\n\nFirst."));
+                    assert_eq!(a.last_answer.as_deref(), Some("Last one."));
+                    assert_eq!(a.command, None);
+                }
+                1 => {
+                    assert_eq!(a.prompt.as_deref(), Some("```"));
+                    assert_eq!(
+                        (a.answer.as_deref(), a.command.as_deref()),
+                        (None, Some("/cost"))
+                    );
+                }
+                _ => assert_eq!(a, Firsts::default()),
+            }
+        }
+        assert!(spill.written() > 5 * (64 << 10), "several chunks");
+    }
 }
