@@ -4,7 +4,7 @@
 //! owner; nothing here is redacted, and nothing here reaches a page.
 
 use super::jsonl::{parse_line, read_lines, Position};
-use super::record::{tracked_backups, Content, EditInput, Message, Record};
+use super::record::{tracked_backups, Content, EditInput, Record};
 use std::path::Path;
 
 /// What one event did to a file.
@@ -82,11 +82,7 @@ pub fn file_events(path: &Path, needle: &str, mut f: impl FnMut(Event)) -> std::
         if rec.kind.as_deref() != Some("assistant") {
             return;
         }
-        let mut repaired = None;
-        let Some(Ok(msg)) = rec
-            .message
-            .map(|m| parse_line::<Message>(m.get(), &mut repaired))
-        else {
+        let Some(msg) = rec.message.value else {
             return;
         };
         let Content::Blocks(blocks) = msg.content else {

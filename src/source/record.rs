@@ -43,9 +43,85 @@ pub struct Record<'a> {
     /// Kept raw: parsed only for the instruction files it names.
     #[serde(borrow)]
     pub attachment: Option<&'a RawValue>,
-    /// Kept raw: parsed only for user and assistant lines.
+    /// Read with the line, in the same pass: skipped as raw JSON first and
+    /// parsed again, every message was scanned twice.
     #[serde(borrow)]
-    pub message: Option<&'a RawValue>,
+    pub message: Object<Message<'a>>,
+}
+
+/// A JSON object read as `T`, else absent: any other value (a string
+/// where an object was expected) reads as absent and is noted as `odd`, so
+/// that one odd field does not cost the whole line.
+#[derive(Debug)]
+pub struct Object<T> {
+    pub value: Option<T>,
+    pub odd: bool,
+}
+
+impl<T> Default for Object<T> {
+    fn default() -> Self {
+        Object {
+            value: None,
+            odd: false,
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Object<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
+                let value = T::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(Object {
+                    value: Some(value),
+                    odd: false,
+                })
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Object<T>, E> {
+                Ok(Object::default())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Object<T>, E> {
+                Ok(Object::default())
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Object<T>, D2::Error> {
+                Object::deserialize(d)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Object<T>, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(Object::odd())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Object<T>, E> {
+                Ok(Object::odd())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Object<T>, E> {
+                Ok(Object::odd())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Object<T>, E> {
+                Ok(Object::odd())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Object<T>, E> {
+                Ok(Object::odd())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Object<T>, E> {
+                Ok(Object::odd())
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+impl<T> Object<T> {
+    fn odd() -> Self {
+        Object {
+            value: None,
+            odd: true,
+        }
+    }
 }
 
 /// `message` of a user or assistant line.
@@ -56,7 +132,7 @@ pub struct Message<'a> {
     pub model: Str,
     #[serde(borrow)]
     pub content: Content<'a>,
-    pub usage: Option<RawUsage>,
+    pub usage: Object<RawUsage>,
 }
 
 /// `message.usage`.
@@ -68,7 +144,7 @@ pub struct RawUsage {
     pub cache_read_input_tokens: Count,
     pub cache_creation_input_tokens: Count,
     /// The cache writes by lifetime (newer lines).
-    pub cache_creation: Option<RawCacheCreation>,
+    pub cache_creation: Object<RawCacheCreation>,
 }
 
 /// `usage.cache_creation`: tokens written to the cache for 5 minutes and
@@ -481,6 +557,47 @@ fn json_string_prefix(json: &str, max: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_is_read_with_its_line_and_odd_shapes_cost_only_themselves() {
+        let line = r#"{"type":"assistant","timestamp":"t","message":{"id":"m1","model":"x","content":[{"type":"text","text":"hi"},{"type":"tool_result","tool_use_id":"a","content":[1,{"b":"c"}]}],"usage":{"input_tokens":3,"cache_creation":{"ephemeral_1h_input_tokens":4}}}}"#;
+        let rec: Record = serde_json::from_str(line).expect("line");
+        let msg = rec.message.value.expect("message");
+        assert_eq!(msg.id.as_deref(), Some("m1"));
+        let Content::Blocks(blocks) = &msg.content else {
+            panic!("blocks")
+        };
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[1].content.map(|c| c.get()), Some(r#"[1,{"b":"c"}]"#));
+        let usage = msg.usage.value.expect("usage");
+        assert_eq!(usage.input_tokens.get(), 3);
+        assert_eq!(
+            usage
+                .cache_creation
+                .value
+                .map(|c| c.ephemeral_1h_input_tokens.get()),
+            Some(4)
+        );
+
+        // Not an object: the line stands, the message is noted as odd.
+        for odd in [r#""hi""#, "[1,2]", "3", "true"] {
+            let line = format!(r#"{{"type":"user","timestamp":"t","message":{odd},"cwd":"/x"}}"#);
+            let rec: Record = serde_json::from_str(&line).expect("line");
+            assert!(rec.message.value.is_none() && rec.message.odd, "{odd}");
+            assert_eq!(rec.cwd.as_deref(), Some("/x"), "{odd}");
+        }
+        // Absent or null: neither read nor odd.
+        for line in [r#"{"type":"user"}"#, r#"{"type":"user","message":null}"#] {
+            let rec: Record = serde_json::from_str(line).expect("line");
+            assert!(rec.message.value.is_none() && !rec.message.odd, "{line}");
+        }
+        // Odd usage inside a message: only the usage is lost.
+        let line = r#"{"type":"assistant","message":{"id":"m2","content":"x","usage":"lots"}}"#;
+        let rec: Record = serde_json::from_str(line).expect("line");
+        let msg = rec.message.value.expect("message");
+        assert!(msg.usage.value.is_none() && msg.usage.odd);
+        assert_eq!(msg.id.as_deref(), Some("m2"));
+    }
 
     proptest::proptest! {
         /// The prefix decoded by hand is the prefix of what serde_json

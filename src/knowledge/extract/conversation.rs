@@ -484,7 +484,7 @@ impl Conversation {
             self.pending.insert(call, (self.turns.len(), j));
         }
         self.assistant_turns += 1;
-        let usage = msg.usage.as_ref().map(usage_of);
+        let usage = msg.usage.value.as_ref().map(usage_of);
         let model_key = model.clone().unwrap_or_else(|| sc.owned(String::new()));
         if let Some(u) = &usage {
             self.usage.add(u);
@@ -750,6 +750,7 @@ fn usage_of(u: &crate::source::record::RawUsage) -> Usage {
         cache_creation: u.cache_creation_input_tokens.get(),
         cache_write_1h: u
             .cache_creation
+            .value
             .as_ref()
             .map_or(0, |c| c.ephemeral_1h_input_tokens.get()),
     }

@@ -10,7 +10,7 @@ use crate::knowledge::redact::{Redactor, Scrub, Tally};
 use crate::knowledge::spill::{Chunk, Shelf, Spill};
 use crate::source::discover::{AgentFile, FileRole, TranscriptFile};
 use crate::source::jsonl::{parse_line, read_range, Position};
-use crate::source::record::{Message, Record};
+use crate::source::record::{Message, Object, Record};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
@@ -198,7 +198,7 @@ impl ReaderState {
         let mut consumed = start;
         let result = read_range(&tf.path, start, end, |line| {
             let mut repaired = None;
-            let rec: Record<'_> = match parse_line(&line.text, &mut repaired) {
+            let mut rec: Record<'_> = match parse_line(&line.text, &mut repaired) {
                 Ok(r) => r,
                 Err(e) => {
                     if line.unterminated {
@@ -226,7 +226,7 @@ impl ReaderState {
                 line: line.number,
             };
             let at = (tf.path.as_path(), line.number);
-            self.record(at, &stem, is_agent_file, &rec, &mut sc, spill);
+            self.record(at, &stem, is_agent_file, &mut rec, &mut sc, spill);
         });
         self.digest.tally.add(&sc.tally);
         if let Err(e) = result {
@@ -245,10 +245,12 @@ impl ReaderState {
         (path, number): (&Path, u64),
         stem: &str,
         is_agent_file: bool,
-        rec: &Record<'_>,
+        rec: &mut Record<'_>,
         sc: &mut Scrub,
         spill: &Spill,
     ) {
+        let message = std::mem::take(&mut rec.message);
+        let rec = &*rec;
         let kind = rec.kind.as_deref().unwrap_or("");
         let ts = parse_ts(rec.timestamp.as_deref());
         if is_agent_file {
@@ -258,7 +260,7 @@ impl ReaderState {
             if self.agent_cwd.is_none() {
                 self.agent_cwd = sc.opt(rec.cwd.as_deref());
             }
-            if let Err(reason) = apply(&mut self.agent_conv, rec, kind, ts, sc, spill) {
+            if let Err(reason) = apply(&mut self.agent_conv, rec, message, kind, ts, sc, spill) {
                 self.digest.skips.push(Skip::line(path, number, reason));
             }
             return;
@@ -311,7 +313,7 @@ impl ReaderState {
         } else {
             &mut p.conv
         };
-        if let Err(reason) = apply(conv, rec, kind, ts, sc, spill) {
+        if let Err(reason) = apply(conv, rec, message, kind, ts, sc, spill) {
             d.skips.push(Skip::line(path, number, reason));
         }
     }
@@ -653,10 +655,12 @@ fn piece_bounds(path: &Path, piece_bytes: u64) -> Vec<u64> {
     bounds
 }
 
-/// Apply one user/assistant/system record to a conversation.
+/// Apply one user/assistant/system record, whose message is `message`, to
+/// a conversation.
 fn apply(
     conv: &mut Conversation,
     rec: &Record<'_>,
+    message: Object<Message<'_>>,
     kind: &str,
     ts: Option<DateTime<Utc>>,
     sc: &mut Scrub,
@@ -665,12 +669,12 @@ fn apply(
     match kind {
         "user" | "assistant" => {
             conv.saw_time(ts);
-            let Some(raw) = rec.message else {
-                return Ok(());
+            let Some(msg) = message.value else {
+                return match message.odd {
+                    true => Err("unreadable message: not a JSON object".to_string()),
+                    false => Ok(()),
+                };
             };
-            let mut repaired = None;
-            let msg: Message = parse_line(raw.get(), &mut repaired)
-                .map_err(|e| format!("unreadable message: {e}"))?;
             if kind == "user" {
                 conv.user(rec, msg, ts, sc, spill);
             } else {
