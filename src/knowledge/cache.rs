@@ -32,7 +32,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Bump when the cached structures change shape.
-const FORMAT: u32 = 10;
+const FORMAT: u32 = 11;
 const PROBE: u64 = crate::source::discover::HEAD_HASHED;
 
 use crate::base::hash::hash_bytes;

@@ -346,10 +346,10 @@ pub fn everything(
         .parts
         .iter()
         .map(|p| {
-            (
-                held(&p.turns),
-                p.agents.iter().map(agent).collect::<Vec<_>>(),
-            )
+            // What the digest makes from the turns, not serialized.
+            let firsts = (&p.first_prompt, &p.first_answer, &p.last_answer);
+            let agents = p.agents.iter().map(agent).collect::<Vec<_>>();
+            (held(&p.turns), agents, firsts)
         })
         .collect();
     let subagent = d

@@ -49,8 +49,9 @@ pub struct SessionPart {
     /// The start of the first answer, a title of last resort (never cached).
     #[serde(skip)]
     pub first_answer: Option<Text>,
-    /// The first paragraph of the last answer: where the part ended.
-    #[serde(default)]
+    /// The first paragraph of the last answer: where the part ended (never
+    /// cached: made again with the digest, like the two above).
+    #[serde(skip)]
     pub last_answer: Option<Text>,
 }
 
