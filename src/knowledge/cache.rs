@@ -52,11 +52,7 @@ struct Identity {
 fn identity(tf: &TranscriptFile) -> Option<Identity> {
     let head = match tf.head.get() {
         Some(&head) => head,
-        None => hash_at(
-            &mut std::fs::File::open(&tf.path).ok()?,
-            0,
-            PROBE.min(tf.size),
-        )?,
+        None => hash_range(&tf.path, 0, PROBE.min(tf.size))?,
     };
     Some(identity_with(tf, head))
 }
@@ -75,17 +71,28 @@ fn identity_with(tf: &TranscriptFile, head: u64) -> Identity {
 }
 
 /// What a file's entry records once it has been read up to `pos`: its
-/// identity and a hash of the bytes before `pos`, with one opening of the
-/// file (a hundred thousand small files were opened three times each).
+/// identity and a hash of the bytes before `pos`, with at most one opening
+/// of the file (a hundred thousand small files were opened three times
+/// each): its first bytes were hashed when the build first read them, and
+/// a small file read to its end has no other bytes.
 fn sealed(tf: &TranscriptFile, pos: u64) -> Option<(Identity, u64)> {
-    let mut f = std::fs::File::open(&tf.path).ok()?;
+    let mut file = None;
+    let mut hash = |start: u64, len: u64| {
+        if file.is_none() {
+            file = Some(std::fs::File::open(&tf.path).ok()?);
+        }
+        hash_at(file.as_mut()?, start, len)
+    };
     let head_len = PROBE.min(tf.size);
-    let head = hash_at(&mut f, 0, head_len)?;
+    let head = match tf.head.get() {
+        Some(&head) => head,
+        None => hash(0, head_len)?,
+    };
     // A small file read to its end: the same bytes twice.
     let tail = if pos == head_len && pos <= PROBE {
         head
     } else {
-        hash_at(&mut f, pos.saturating_sub(PROBE), pos.min(PROBE))?
+        hash(pos.saturating_sub(PROBE), pos.min(PROBE))?
     };
     Some((identity_with(tf, head), tail))
 }
@@ -139,8 +146,8 @@ struct Found(HashMap<u64, Entry>);
 /// A path that is not UTF-8 (a data directory under such a folder) is
 /// keyed, and written, as its lossy text: two such paths that read alike
 /// make one of them miss, as a collision would.
-fn path_key(path: &Path) -> Option<u64> {
-    Some(str_key(&path.to_string_lossy()))
+fn path_key(path: &Path) -> u64 {
+    str_key(&path.to_string_lossy())
 }
 
 /// [`path_key`] of a path as the index stores it (a string).
@@ -283,7 +290,7 @@ impl<'s> Cache<'s> {
                 Served::Read,
             );
         }
-        let old = path_key(&tf.path).and_then(|k| self.old.files.0.get(&k));
+        let old = self.old.files.0.get(&path_key(&tf.path));
         // Only worth its opening of the file when there is something to
         // compare it with.
         let identity = old.and_then(|_| identity(tf));
@@ -298,13 +305,11 @@ impl<'s> Cache<'s> {
                 && id.inode == e.identity.inode
                 && id.head == e.identity.head;
             if grew {
-                if let Some(mut state) = self.state_with_turns(e, spill) {
+                if let Some(mut state) = self.state_with_turns(e, root, tf, spill) {
                     let pos = state.position.0;
                     let tail_ok = hash_range(&tf.path, pos.saturating_sub(PROBE), pos.min(PROBE))
                         == Some(e.tail);
                     if tail_ok {
-                        state.digest.root = root;
-                        state.digest.file.clone_from(&tf.path);
                         let tail = state.read(tf, r, spill);
                         return self.finish(tf, state, tail, Served::Resumed, r, spill);
                     }
@@ -321,9 +326,20 @@ impl<'s> Cache<'s> {
         self.finish(tf, state, tail, Served::Read, r, spill)
     }
 
-    /// The state of `e`, without its turns.
-    fn state(&self, e: &Entry) -> Option<ReaderState> {
-        stored::decode(&self.packs.read(&e.state)?)
+    /// The state of `e`, without its turns, for `tf` (found in root `root`).
+    fn state(&self, e: &Entry, root: usize, tf: &TranscriptFile) -> Option<ReaderState> {
+        let mut state: ReaderState = stored::decode(&self.packs.read(&e.state)?)?;
+        state.digest.root = root;
+        state.digest.file.clone_from(&tf.path);
+        Some(state)
+    }
+
+    /// Where the turns of `e` are, read through `spill`.
+    fn shelved(&self, e: &Entry, spill: &Spill) -> Option<Shelved> {
+        Some(Shelved {
+            shelf: spill.shelf(&self.packs.path(&e.turns.pack)?)?,
+            base: e.turns.offset,
+        })
     }
 
     /// The digest of an unchanged file: its state, its turns left where
@@ -336,17 +352,11 @@ impl<'s> Cache<'s> {
         r: &Redactor,
         spill: &Spill,
     ) -> Option<FileDigest> {
-        let mut state = self.state(e)?;
+        let mut state = self.state(e, root, tf)?;
         if !self.turns_intact(e, &state.stored_chunks()?) {
             return None;
         }
-        let shelf = spill.shelf(&self.packs.path(&e.turns.pack)?)?;
-        state.digest.root = root;
-        state.digest.file.clone_from(&tf.path);
-        let at = Shelved {
-            shelf,
-            base: e.turns.offset,
-        };
+        let at = self.shelved(e, spill)?;
         Some(state.into_digest(tf, e.tail_skip.as_deref().cloned(), r, Some(at), spill))
     }
 
@@ -359,16 +369,18 @@ impl<'s> Cache<'s> {
     /// are once found intact, read back (through `spill`) only where a new
     /// line changes one, and copied to this build's pack as they are, so
     /// pages of the unchanged part keep their identity.
-    fn state_with_turns(&self, e: &Entry, spill: &Spill) -> Option<ReaderState> {
-        let mut state = self.state(e)?;
+    fn state_with_turns(
+        &self,
+        e: &Entry,
+        root: usize,
+        tf: &TranscriptFile,
+        spill: &Spill,
+    ) -> Option<ReaderState> {
+        let mut state = self.state(e, root, tf)?;
         if !self.turns_intact(e, &state.stored_chunks()?) {
             return None;
         }
-        let shelf = spill.shelf(&self.packs.path(&e.turns.pack)?)?;
-        let at = Shelved {
-            shelf,
-            base: e.turns.offset,
-        };
+        let at = self.shelved(e, spill)?;
         state.restore_turns(at).then_some(state)
     }
 
@@ -447,13 +459,7 @@ impl<'s> Cache<'s> {
             _ => None,
         };
         // The turns are read back from the pack, not written again.
-        let shelved = entry.as_ref().and_then(|e| {
-            let shelf = spill.shelf(&self.packs.path(&e.turns.pack)?)?;
-            Some(Shelved {
-                shelf,
-                base: e.turns.offset,
-            })
-        });
+        let shelved = entry.as_ref().and_then(|e| self.shelved(e, spill));
         let digest = state.into_digest(tf, tail_skip, r, shelved, spill);
         (digest, entry.map(|e| CachedFile(&tf.path, e)), served)
     }
@@ -724,9 +730,7 @@ mod tests {
             .iter()
             .find(|t| t.path.ends_with("s1.jsonl"))
             .unwrap();
-        let turns = cache.old.files.0[&path_key(&session.path).unwrap()]
-            .turns
-            .clone();
+        let turns = cache.old.files.0[&path_key(&session.path)].turns.clone();
         assert!(turns.len > 2 * READ_BYTES, "several reads: {}", turns.len);
         let pack = cache.packs.path(&turns.pack).unwrap();
         let mut bytes = std::fs::read(&pack).unwrap();

@@ -229,7 +229,7 @@ impl Turns {
             match spill.read_piece(&self.pieces[k], 0..self.pieces[k].len(), &mut turns) {
                 Ok(()) => self.pieces[k] = Piece::Held(turns),
                 Err(e) => {
-                    spill.fail(format!("cannot read back extracted turns: {e}"));
+                    spill.unreadable(&e);
                     return None;
                 }
             }
@@ -238,6 +238,18 @@ impl Turns {
             Piece::Held(held) => held.get_mut(at),
             Piece::Stored { .. } => None,
         }
+    }
+
+    /// Every turn, taken out: held ones moved, stored ones read back.
+    pub fn into_vec(self, spill: &Spill) -> Result<Vec<Turn>, crate::Error> {
+        let mut out = Vec::with_capacity(self.len);
+        for piece in self.pieces {
+            match piece {
+                Piece::Held(held) => out.extend(held),
+                stored => spill.read_piece(&stored, 0..stored.len(), &mut out)?,
+            }
+        }
+        Ok(out)
     }
 
     /// Each piece as a list of its own, in order: a chunk stored, or turns held.
@@ -572,9 +584,15 @@ impl Spill {
         })
     }
 
+    /// Remember that stored turns could not be read back (`e`): what
+    /// changed them is lost, and the build says so.
+    pub fn unreadable(&self, e: &crate::Error) {
+        self.fail(format!("cannot read back extracted turns: {e}"));
+    }
+
     /// Remember why turns could not be written or read back: from then
     /// on turns stay held.
-    pub fn fail(&self, why: String) {
+    fn fail(&self, why: String) {
         let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
         failed.get_or_insert(why);
     }

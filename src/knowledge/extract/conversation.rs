@@ -622,10 +622,10 @@ impl Conversation {
                 self.turns.append(piece);
                 continue;
             }
-            let turns = match spill.load(&piece) {
+            let turns = match piece.into_vec(spill) {
                 Ok(turns) => turns,
                 Err(e) => {
-                    spill.fail(format!("cannot read back extracted turns: {e}"));
+                    spill.unreadable(&e);
                     continue;
                 }
             };
