@@ -59,6 +59,10 @@ enum Command {
     },
     /// Print the manual page (roff), e.g. `ccwiki man > ~/.local/share/man/man1/ccwiki.1`.
     Man,
+    /// Remove the previous copy of a site that `build` moved aside (what
+    /// `build` starts in the background; refuses any other folder).
+    #[command(hide = true)]
+    RemovePrevious { dir: PathBuf },
 }
 
 const SERVE_EXAMPLES: &str = "\
@@ -266,6 +270,13 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut cmd, "ccwiki", &mut script);
             print_bytes(&script)
         }
+        Command::RemovePrevious { dir } => match ccwiki::output::write::remove_previous(&dir) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("warning: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Man => {
             let man = clap_mangen::Man::new(<Cli as clap::CommandFactory>::command());
             let mut page = Vec::new();
@@ -457,12 +468,17 @@ fn run_build(args: BuildArgs) -> ExitCode {
             bar.set_message(phase.to_string());
         });
     }
+    // The command returns as soon as the new site is in place.
+    opts.leave_previous = true;
     let result = build(&opts);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     match result {
         Ok(report) => {
+            if let Some(previous) = &report.previous {
+                remove_in_background(previous);
+            }
             if !args.quiet {
                 print!("{}", report.summary(&opts, args.verbose, args.timings));
                 println!(
@@ -481,6 +497,29 @@ fn run_build(args: BuildArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => fail(&e),
+    }
+}
+
+/// Remove the previous copy of the site in a process of its own (a site
+/// of a hundred thousand pages takes a second to remove), so that the
+/// command returns as soon as the new site is in place. Where no process
+/// can be started, here and now. A copy the process could not remove is
+/// removed by the next build.
+fn remove_in_background(previous: &std::path::Path) {
+    use std::process::{Command, Stdio};
+    let started = std::env::current_exe().and_then(|exe| {
+        Command::new(exe)
+            .arg("remove-previous")
+            .arg(previous)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+    });
+    if started.is_err() {
+        if let Err(w) = ccwiki::output::write::remove_previous(previous) {
+            eprintln!("warning: {w}");
+        }
     }
 }
 

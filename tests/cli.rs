@@ -186,6 +186,63 @@ fn foreign_output_directory_is_refused_and_untouched() {
     assert_eq!(std::fs::read_dir(&site).unwrap().count(), 1);
 }
 
+#[test]
+fn a_rebuild_returns_with_its_site_in_place_and_the_previous_copy_goes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let build = || {
+        let out = ccwiki()
+            .args(["build", "--quiet", "--no-archive", "--source"])
+            .arg(demo())
+            .arg("--out")
+            .arg(&site)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    build();
+    let first = files_under(&site);
+    // Something changed: a new site is swapped in, the previous one
+    // moved aside and removed by a process of its own.
+    std::fs::write(site.join("index.html"), "edited by hand").unwrap();
+    build();
+    assert_eq!(files_under(&site), first);
+    assert_ne!(
+        std::fs::read_to_string(site.join("index.html")).unwrap(),
+        "edited by hand"
+    );
+    let beside = || -> Vec<String> {
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "site")
+            .collect()
+    };
+    // Waiting for that process, not timing it.
+    for _ in 0..600 {
+        if beside().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(beside(), Vec::<String>::new());
+    // That command removes nothing but such a copy.
+    let foreign = tmp.path().join(".site.ccwiki-old-0123");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join(".ccwiki-build"), "0123").unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    for dir in [&foreign, &site, &tmp.path().to_path_buf()] {
+        let out = ccwiki().arg("remove-previous").arg(dir).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", dir.display());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("left as it is"));
+    }
+    assert!(foreign.join("notes.txt").is_file() && site.join("index.html").is_file());
+}
+
 /// Every file under `dir`, relative, sorted.
 fn files_under(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = walkdir::WalkDir::new(dir)
@@ -239,6 +296,7 @@ fn turns_held_during_a_build_leave_no_file_behind() {
         assert!(
             f.ends_with("cache.bin")
                 || f.ends_with("pages.bin")
+                || f.ends_with("memories.bin")
                 || f.ends_with("last-build.bin")
                 || f.contains("states"),
             "unexpected file left in the cache directory: {f}"
@@ -385,6 +443,7 @@ fn completions_and_man_page() {
         page.contains(".TH ccwiki 1") && page.contains("build"),
         "{page}"
     );
+    assert!(!page.contains("remove-previous"), "an inner command");
 }
 
 #[test]

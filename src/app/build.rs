@@ -61,6 +61,11 @@ pub struct BuildOptions {
     pub archive: Option<PathBuf>,
     /// Where to report progress (nowhere by default).
     pub progress: Progress,
+    /// Leave the previous site, once the new one is in place, for the
+    /// caller to remove ([`BuildReport::previous`]) instead of removing it
+    /// before returning: `ccwiki build` hands it to a process of its own
+    /// and returns as soon as the new site is there.
+    pub leave_previous: bool,
 }
 
 impl BuildOptions {
@@ -107,6 +112,7 @@ impl BuildOptions {
                 .to_vec(),
             archive: None,
             progress: Progress::default(),
+            leave_previous: false,
         }
     }
 }
@@ -149,6 +155,10 @@ pub struct BuildReport {
     /// Nothing changed since the last build: the site was left as it was
     /// (the counts are the last build's).
     pub unchanged: bool,
+    /// With [`BuildOptions::leave_previous`]: the previous site, moved
+    /// aside, for the caller to remove with
+    /// [`crate::output::write::remove_previous`].
+    pub previous: Option<PathBuf>,
 }
 
 impl BuildReport {
@@ -290,6 +300,29 @@ fn count(report: &mut BuildReport, site: &assemble::Site<'_>, model: &Knowledge)
     report.pages = site.page_count();
 }
 
+/// Swap the new site in, and remove the previous one (or leave it to the
+/// caller); what the site now holds, for the next build's no-op check.
+fn commit(
+    opts: &BuildOptions,
+    stager: write::Stager<'_>,
+    manifest: &crate::output::manifest::Manifest,
+    report: &mut BuildReport,
+) -> Result<Vec<(String, u64, i64)>, Error> {
+    let written = Error::after_writing_began(timed(report, "write", || stager.commit()))?;
+    report.files_written = written.files;
+    report.files_unchanged = written.unchanged;
+    report.bytes_written = written.bytes;
+    if let Some(previous) = written.previous {
+        if opts.leave_previous {
+            report.previous = Some(previous);
+        } else if let Err(w) = timed(report, "tidy", || write::remove_previous(&previous)) {
+            report.skips.push(Skip::file(&opts.out, w));
+        }
+    }
+    manifest.save(written.manifest);
+    Ok(written.files_left)
+}
+
 /// Build the wiki described by `opts`.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     let mut report = BuildReport::default();
@@ -350,15 +383,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         crate::output::theme::Origin::Bundled => None,
     };
     finish_staging(opts, theme_dir, &stager, &mut report)?;
-    let written = Error::after_writing_began(timed(&mut report, "write", || stager.commit()))?;
-    report.files_written = written.files;
-    report.files_unchanged = written.unchanged;
-    report.bytes_written = written.bytes;
-    if let Some(w) = written.warning {
-        report.skips.push(Skip::file(&opts.out, w));
-    }
-    manifest.save(written.manifest);
-    let files_left = written.files_left;
+    let files_left = commit(opts, stager, &manifest, &mut report)?;
     if let Some(path) = &opts.report {
         let found = timed(&mut report, "audit", || audit::audit_site(&opts.out))?;
         let md = audit::report_markdown(&opts.out, &report.redactions, &found);

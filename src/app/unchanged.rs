@@ -133,14 +133,12 @@ pub fn fingerprint(opts: &BuildOptions, sources: &Sources) -> u128 {
     // Everything that shapes the site; how progress is shown does not.
     let mut shaping = opts.clone();
     shaping.progress = crate::base::progress::Progress::default();
+    shaping.leave_previous = false;
     h.write(format!("{shaping:?}").as_bytes());
     for r in &sources.roots {
         h.write(r.path.as_os_str().as_encoded_bytes());
-        let memory = r
-            .memory_dirs
-            .iter()
-            .flat_map(|m| m.index.iter().chain(&m.files));
-        // Transcripts as discovery saw them (the many); the rest looked at.
+        // Transcripts and memory files as discovery saw them (the many);
+        // the rest looked at.
         for t in &r.transcripts {
             stamp(
                 &mut h,
@@ -148,7 +146,17 @@ pub fn fingerprint(opts: &BuildOptions, sources: &Sources) -> u128 {
                 Some((t.size, t.stamp.mtime, t.stamp.inode)),
             );
         }
-        let files = memory
+        for m in r.memory_dirs.iter().flat_map(|d| &d.files) {
+            stamp(
+                &mut h,
+                &m.path,
+                Some((m.size, m.stamp.mtime, m.stamp.inode)),
+            );
+        }
+        let files = r
+            .memory_dirs
+            .iter()
+            .flat_map(|m| &m.index)
             .chain(&r.history)
             .chain(&r.session_starts)
             .chain(r.setup.iter().map(|s| &s.path))

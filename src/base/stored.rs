@@ -24,7 +24,12 @@ pub fn encode_to<T: Serialize, W: std::io::Write>(value: &T, w: W) -> std::io::R
         sum: xxhash_rust::xxh3::Xxh3Default::new(),
         len: 0,
     };
-    postcard::to_io(value, &mut sealing).map_err(std::io::Error::other)?;
+    // Postcard writes field by field: buffered first, the seal hashes
+    // blocks, not a few bytes at a time (a tenth of a cache's writing).
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut sealing);
+    postcard::to_io(value, &mut buffered).map_err(std::io::Error::other)?;
+    std::io::Write::flush(&mut buffered)?;
+    drop(buffered);
     let sum = sealing.sum.digest().to_le_bytes();
     sealing.inner.write_all(&sum)?;
     Ok(sealing.len + sum.len() as u64)
@@ -78,6 +83,21 @@ pub fn decode_prefix<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, usize), po
 /// The value kept in `path`, if it holds one.
 pub fn read<T: DeserializeOwned>(path: &Path) -> Option<T> {
     decode(&std::fs::read(path).ok()?)
+}
+
+/// The file `name` in the cache folder of output directory `out` (under
+/// `root`, else the user's cache directory), and the value it holds if
+/// `fits` accepts it (the same format, version and rules); None when there
+/// is no cache folder at all.
+pub fn open_site_file<T: DeserializeOwned>(
+    out: &Path,
+    root: Option<&Path>,
+    name: &str,
+    fits: impl FnOnce(&T) -> bool,
+) -> Option<(std::path::PathBuf, Option<T>)> {
+    let path = crate::base::dirs::site_cache_dir(out, root)?.join(name);
+    let value = read::<T>(&path).filter(fits);
+    Some((path, value))
 }
 
 /// Replace `path` with `bytes` whole: written beside it, then renamed, so a

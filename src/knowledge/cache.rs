@@ -240,21 +240,19 @@ impl<'s> Cache<'s> {
     /// Entries made with other redaction rules are dropped: the cache holds
     /// only text redacted by `redactor`.
     pub fn open(out: &Path, root: Option<&Path>, redactor: &Redactor) -> Cache<'s> {
-        let Some(dir) = crate::base::dirs::site_cache_dir(out, root) else {
+        let fits = |s: &Stored<Found>| {
+            s.format == FORMAT
+                && s.version == env!("CARGO_PKG_VERSION")
+                && s.redactor == redactor.fingerprint()
+        };
+        let Some((path, old)) = stored::open_site_file(out, root, "cache.bin", fits) else {
             return Cache::disabled();
         };
-        let path = dir.join("cache.bin");
-        let mut old = stored::read::<Stored<Found>>(&path)
-            .filter(|s| {
-                s.format == FORMAT
-                    && s.version == env!("CARGO_PKG_VERSION")
-                    && s.redactor == redactor.fingerprint()
-            })
-            .unwrap_or_default();
+        let mut old = old.unwrap_or_default();
         old.share_pack_names();
         Cache {
+            packs: Packs::new(path.with_file_name("states")),
             path: Some(path),
-            packs: Packs::new(dir.join("states")),
             old,
             new: Stored {
                 redactor: redactor.fingerprint(),

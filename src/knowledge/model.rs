@@ -54,15 +54,18 @@ impl MemoryKind {
     }
 }
 
-/// One memory file, after triage.
-#[derive(Debug, Clone)]
+/// One memory file, after triage. Kept in triage's cache without where it
+/// came from: that is set again from the file it is kept for.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Memory {
     /// Which source root it came from (index into the roots list).
+    #[serde(skip)]
     pub root: usize,
     /// The project folder name under `projects/`.
     pub project_dir: Text,
     /// The file on disk, for messages on the owner's terminal only (never
     /// on a page: it is the unredacted path).
+    #[serde(skip)]
     pub file: PathBuf,
     /// The file name without `.md`.
     pub stem: Text,

@@ -198,7 +198,13 @@ impl Pipeline {
 
         let mut tally = Tally::default();
         let triaged = timed(&mut report, "triage", || {
-            triage::triage(&sources.roots, &redactor)
+            let mut cache = match &self.cache_for {
+                Some(out) => triage::TriageCache::open(out, self.cache_dir.as_deref(), &redactor),
+                None => triage::TriageCache::disabled(),
+            };
+            let triaged = triage::triage(&sources.roots, &redactor, &mut cache);
+            cache.save();
+            triaged
         });
         tally.add(&triaged.tally);
         let mut cache = match &self.cache_for {

@@ -30,17 +30,13 @@ impl Manifest {
     /// The manifest for output directory `out`, kept under `root` (else the
     /// user's cache directory).
     pub fn open(out: &Path, root: Option<&Path>) -> Manifest {
-        let Some(dir) = crate::base::dirs::site_cache_dir(out, root) else {
-            return Manifest::default();
-        };
-        let path = dir.join("pages.bin");
-        let previous = stored::read::<Stored>(&path)
-            .filter(|s| s.format == FORMAT && s.version == env!("CARGO_PKG_VERSION"))
-            .map(|s| s.pages)
-            .unwrap_or_default();
-        Manifest {
-            path: Some(path),
-            previous,
+        let fits = |s: &Stored| s.format == FORMAT && s.version == env!("CARGO_PKG_VERSION");
+        match stored::open_site_file(out, root, "pages.bin", fits) {
+            Some((path, last)) => Manifest {
+                path: Some(path),
+                previous: last.map(|s| s.pages).unwrap_or_default(),
+            },
+            None => Manifest::default(),
         }
     }
 

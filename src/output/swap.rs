@@ -131,9 +131,9 @@ pub(super) fn recover(out: &Path) -> Result<(), Error> {
 
 /// Move `staging` (of build `id`) to `out`. The old site is replaced in one
 /// atomic step where the system can (Linux), else by two renames that
-/// [`recover`] can undo. Returns a warning when the old copy could not be
-/// removed afterwards: the new site is in place all the same.
-pub(super) fn swap(staging: &Path, out: &Path, id: &str) -> Result<Option<String>, Error> {
+/// [`recover`] can undo. Returns where the previous site now is, still
+/// proving whose it is: for [`remove_previous`].
+pub(super) fn swap(staging: &Path, out: &Path, id: &str) -> Result<Option<PathBuf>, Error> {
     // Both copies carry the proof through the swap; the site drops it after.
     if fs::symlink_metadata(out).is_err() {
         fs::rename(staging, out).map_err(|e| Error::io(out, e))?;
@@ -158,12 +158,36 @@ pub(super) fn swap(staging: &Path, out: &Path, id: &str) -> Result<Option<String
         old
     };
     let _ = fs::remove_file(out.join(BUILD_FILE));
-    Ok(remove_proven(&old).err().map(|e| {
+    Ok(Some(old))
+}
+
+/// Remove the previous site that [`swap`] moved to `dir`; only a folder
+/// named and proven as such is touched (the command line hands this to a
+/// process of its own, which must not become a way to remove anything
+/// else). What could not be removed is said in a warning; the next build
+/// tries again.
+pub fn remove_previous(dir: &Path) -> Result<(), String> {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    let id = name.as_deref().and_then(|n| {
+        let (_, rest) = n.strip_prefix('.')?.rsplit_once(".ccwiki-")?;
+        rest.strip_prefix("new-")
+            .or_else(|| rest.strip_prefix("old-"))
+    });
+    // The site it replaced was ccwiki's, or an empty folder (then holding
+    // only the proof).
+    let proof = |id: &str| fs::read_to_string(dir.join(BUILD_FILE)).is_ok_and(|s| s == id);
+    if !id.is_some_and(|id| proven(dir, id) || (proof(id) && holds_nothing(dir))) {
+        return Err(format!(
+            "{} is not a previous site that ccwiki moved aside: left as it is",
+            dir.display()
+        ));
+    }
+    remove_proven(dir).map_err(|e| {
         format!(
-            "the new site is in place, but the previous copy at {} could not be removed ({e}); remove it yourself",
-            old.display()
+            "the new site is in place, but the previous copy at {} could not be removed ({e}); the next build tries again",
+            dir.display()
         )
-    }))
+    })
 }
 
 /// Exchange two directories in one step; false where the system cannot.
@@ -244,10 +268,24 @@ mod tests {
         let staging = temp_dir(&out, "new", &id);
         site(&staging, "new");
         claim(&staging, &id).unwrap();
-        assert_eq!(swap(&staging, &out, &id).unwrap(), None);
+        let previous = swap(&staging, &out, &id).unwrap().expect("a previous site");
         assert_eq!(fs::read_to_string(out.join("index.html")).unwrap(), "new");
+        assert_eq!(
+            fs::read_to_string(previous.join("index.html")).unwrap(),
+            "old"
+        );
         assert!(!out.join(BUILD_FILE).exists(), "the proof is not published");
+        // Only the previous copy is removed, and only as such.
+        for other in [&out, tmp.path(), Path::new("/")] {
+            assert!(remove_previous(other).is_err(), "{}", other.display());
+        }
+        let fake = temp_dir(&out, "old", "0123");
+        site(&fake, "not proven");
+        assert!(remove_previous(&fake).is_err() && fake.join("index.html").exists());
+        fs::remove_dir_all(&fake).unwrap();
+        remove_previous(&previous).unwrap();
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
+        assert!(out.join("index.html").exists());
         assert_ne!(build_id(), build_id());
     }
 }

@@ -34,9 +34,12 @@ pub struct Written {
     /// Every file of the new site with its length and modification time
     /// (ns), by path: what the site holds, known without walking it.
     pub files_left: Vec<(String, u64, i64)>,
-    /// Something that went wrong after the new site was in place.
-    pub warning: Option<String>,
+    /// Where the previous site was moved aside by the swap, still to be
+    /// removed with [`remove_previous`].
+    pub previous: Option<PathBuf>,
 }
+
+pub use super::swap::remove_previous;
 
 /// What the write phase remembers of one file for the next build.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -310,7 +313,7 @@ impl<'a> Stager<'a> {
 
     /// Swap the new site in for the old one.
     pub fn commit(mut self) -> Result<Written, Error> {
-        let warning = swap::swap(&self.staging, &self.out, &self.id)?;
+        let previous = swap::swap(&self.staging, &self.out, &self.id)?;
         self.committed = true;
         let manifest = std::mem::take(self.manifest.get_mut().unwrap_or_else(|e| e.into_inner()));
         let mut files_left =
@@ -327,7 +330,7 @@ impl<'a> Stager<'a> {
             bytes: self.bytes.load(Ordering::Relaxed),
             unchanged: self.unchanged.load(Ordering::Relaxed),
             manifest,
-            warning,
+            previous,
         })
     }
 }
@@ -378,7 +381,11 @@ pub fn write_site(
     files
         .par_iter()
         .try_for_each(|(rel, bytes)| stager.put(rel, bytes, 0))?;
-    stager.commit()
+    let written = stager.commit()?;
+    if let Some(previous) = &written.previous {
+        remove_previous(previous).map_err(|e| Error::io(previous, std::io::Error::other(e)))?;
+    }
+    Ok(written)
 }
 
 #[cfg(test)]

@@ -140,7 +140,16 @@ pub struct MemoryDir {
     pub project_dir: String,
     pub path: PathBuf,
     pub index: Option<PathBuf>,
-    pub files: Vec<PathBuf>,
+    pub files: Vec<MemoryFile>,
+}
+
+/// A memory file (not the index) as the walk saw it: triage's cache and the
+/// no-op check compare its size and stamp without looking at it again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryFile {
+    pub path: PathBuf,
+    pub size: u64,
+    pub stamp: Stamp,
 }
 
 /// The roots found, and anything that could not be looked at.
@@ -422,7 +431,11 @@ fn classify(
             if *file == "MEMORY.md" {
                 mdir.index = Some(path.to_path_buf());
             } else {
-                mdir.files.push(path.to_path_buf());
+                mdir.files.push(MemoryFile {
+                    path: path.to_path_buf(),
+                    size,
+                    stamp,
+                });
             }
         }
         ["projects", dir, file] if file.ends_with(".jsonl") => {

@@ -117,22 +117,18 @@ impl Layouts {
     /// The layouts kept for output directory `out` under `root` (else the
     /// user's cache directory).
     pub fn open(out: &Path, root: Option<&Path>) -> Layouts {
-        let Some(dir) = crate::base::dirs::site_cache_dir(out, root) else {
-            return Layouts::default();
+        let fits = |s: &Stored| {
+            s.format == FORMAT
+                && s.version == env!("CARGO_PKG_VERSION")
+                && s.binary == crate::base::dirs::this_binary()
         };
-        let path = dir.join("layouts.bin");
-        let old = stored::read::<Stored>(&path)
-            .filter(|s| {
-                s.format == FORMAT
-                    && s.version == env!("CARGO_PKG_VERSION")
-                    && s.binary == crate::base::dirs::this_binary()
-            })
-            .map(|s| s.layouts)
-            .unwrap_or_default();
-        Layouts {
-            path: Some(path),
-            old,
-            new: Mutex::default(),
+        match stored::open_site_file(out, root, "layouts.bin", fits) {
+            Some((path, last)) => Layouts {
+                path: Some(path),
+                old: last.map(|s| s.layouts).unwrap_or_default(),
+                new: Mutex::default(),
+            },
+            None => Layouts::default(),
         }
     }
 

@@ -4,12 +4,17 @@
 //! files give the distilled knowledge. Dangling index links, invalid
 //! frontmatter and unreadable files are reported as skips, never fatal.
 
+mod cache;
+
+pub use cache::TriageCache;
+
 use crate::base::skip::Skip;
 use crate::knowledge::model::{Memory, MemoryKind};
 use crate::knowledge::redact::{Redactor, Scrub, Tally};
-use crate::source::discover::{MemoryDir, Root};
+use crate::source::discover::{MemoryDir, MemoryFile, Root};
 use crate::source::memory::{parse_index, parse_memory, IndexEntry, Parsed, RawMemory};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -22,13 +27,23 @@ pub struct Triaged {
     pub tally: Tally,
 }
 
-/// Triage every memory folder of every root.
-pub fn triage(roots: &[Root], r: &Redactor) -> Triaged {
+/// What triage made of one memory file: the memory (None for a private
+/// or unreadable one), what was wrong with it, and what redaction replaced.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Outcome {
+    memory: Option<Memory>,
+    skip: Option<Skip>,
+    tally: Tally,
+}
+
+/// Triage every memory folder of every root; a file `cache` remembers as
+/// it is now is taken from it, and every file's outcome is kept in it.
+pub fn triage(roots: &[Root], r: &Redactor, cache: &mut TriageCache) -> Triaged {
     let mut out = Triaged::default();
     let mut sc = Scrub::new(r);
     for root in roots {
         for dir in &root.memory_dirs {
-            triage_dir(root.index, dir, &mut out, &mut sc);
+            triage_dir(root.index, dir, &mut out, &mut sc, cache);
         }
     }
     // The same memory in two data roots (the live folder and a backup):
@@ -45,9 +60,15 @@ pub fn triage(roots: &[Root], r: &Redactor) -> Triaged {
     out
 }
 
-fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
+fn triage_dir(
+    root: usize,
+    dir: &MemoryDir,
+    out: &mut Triaged,
+    sc: &mut Scrub,
+    cache: &mut TriageCache,
+) {
     let mut index: Vec<IndexEntry> = Vec::new();
-    let names: HashSet<&str> = dir.files.iter().map(|f| file_name(f)).collect();
+    let names: HashSet<&str> = dir.files.iter().map(|f| file_name(&f.path)).collect();
     let mut stubs: Vec<&IndexEntry> = Vec::new();
     if let Some(path) = &dir.index {
         match std::fs::read(path) {
@@ -86,29 +107,61 @@ fn triage_dir(root: usize, dir: &MemoryDir, out: &mut Triaged, sc: &mut Scrub) {
         by_target.entry(e.target.as_str()).or_insert((i, e));
     }
     // Indexed files first, in index order; then the rest by name.
-    let mut files: Vec<&Path> = dir.files.iter().map(|p| p.as_path()).collect();
+    let mut files: Vec<&MemoryFile> = dir.files.iter().collect();
     let order = |p: &Path| by_target.get(file_name(p)).map_or(usize::MAX, |(i, _)| *i);
-    files.sort_by(|a, b| order(a).cmp(&order(b)).then_with(|| a.cmp(b)));
-    // Each file is read, parsed and redacted on its own: on every core,
-    // then taken in order.
-    let redactor = sc.redactor();
-    let read: Vec<(Option<Memory>, Option<Skip>, Tally)> = files
-        .par_iter()
-        .map(|path| {
-            let mut sc = Scrub::new(redactor);
-            let entry = by_target.get(file_name(path)).map(|(_, e)| *e);
-            let (memory, skip) = read_memory(root, dir, path, entry, &mut sc);
-            (memory, skip, sc.tally)
-        })
-        .collect();
-    for (memory, skip, tally) in read {
-        out.skips.extend(skip);
-        out.memories.extend(memory);
-        sc.tally.add(&tally);
+    files.sort_by(|a, b| {
+        order(&a.path)
+            .cmp(&order(&b.path))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let entry_for = |file: &MemoryFile| by_target.get(file_name(&file.path)).map(|(_, e)| *e);
+    let read = outcomes(root, dir, &files, entry_for, cache, sc.redactor());
+    for (file, (line, outcome)) in files.iter().zip(read) {
+        cache.keep(file, line, &outcome);
+        out.skips.extend(outcome.skip);
+        out.memories.extend(outcome.memory);
+        sc.tally.add(&outcome.tally);
     }
     for entry in stubs {
         out.memories.push(stub(root, dir, entry, sc));
     }
+}
+
+/// What each of `files` gives, in order, with the index line that names
+/// it: taken from the cache, or read, parsed and redacted on its own (on
+/// every core).
+fn outcomes<'i>(
+    root: usize,
+    dir: &MemoryDir,
+    files: &[&MemoryFile],
+    entry_for: impl Fn(&MemoryFile) -> Option<&'i IndexEntry> + Sync,
+    cache: &mut TriageCache,
+    redactor: &Redactor,
+) -> Vec<(u64, Outcome)> {
+    let known: Vec<(u64, Option<Outcome>)> = files
+        .iter()
+        .map(|file| {
+            let line = cache::index_line(entry_for(file));
+            (line, cache.take(file, line))
+        })
+        .collect();
+    files
+        .par_iter()
+        .zip(known)
+        .map(|(file, (line, known))| {
+            let outcome = match known {
+                Some(mut known) => {
+                    if let Some(m) = &mut known.memory {
+                        m.root = root;
+                        m.file = file.path.clone();
+                    }
+                    known
+                }
+                None => read_memory(root, dir, &file.path, entry_for(file), redactor),
+            };
+            (line, outcome)
+        })
+        .collect()
 }
 
 /// One memory file, unless it is private, and why it was skipped or what
@@ -118,19 +171,30 @@ fn read_memory(
     dir: &MemoryDir,
     path: &Path,
     entry: Option<&IndexEntry>,
-    sc: &mut Scrub,
-) -> (Option<Memory>, Option<Skip>) {
+    redactor: &Redactor,
+) -> Outcome {
     let text = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) => return (None, Some(Skip::file(path, format!("cannot read: {e}")))),
+        Err(e) => {
+            return Outcome {
+                skip: Some(Skip::file(path, format!("cannot read: {e}"))),
+                ..Outcome::default()
+            }
+        }
     };
-    match parse_memory(path, &text, entry) {
-        Parsed::Keep(m) => (Some(memory(root, dir, path, m, sc)), None),
+    let mut sc = Scrub::new(redactor);
+    let (memory, skip) = match parse_memory(path, &text, entry) {
+        Parsed::Keep(m) => (Some(memory(root, dir, path, m, &mut sc)), None),
         Parsed::Private => (None, None),
         Parsed::KeepWithSkip(m, reason) => (
-            Some(memory(root, dir, path, m, sc)),
+            Some(memory(root, dir, path, m, &mut sc)),
             Some(Skip::file(path, reason)),
         ),
+    };
+    Outcome {
+        memory,
+        skip,
+        tally: sc.tally,
     }
 }
 
@@ -194,14 +258,17 @@ mod tests {
             if *name == "MEMORY.md" {
                 dir.index = Some(p);
             } else {
-                dir.files.push(p);
+                dir.files.push(MemoryFile {
+                    path: p,
+                    ..MemoryFile::default()
+                });
             }
         }
         let root = Root {
             memory_dirs: vec![dir],
             ..Root::default()
         };
-        triage(&[root], &Redactor::disabled())
+        triage(&[root], &Redactor::disabled(), &mut TriageCache::disabled())
     }
 
     #[test]

@@ -1,0 +1,300 @@
+//! What each memory file gave the last build (the memory, redacted, and
+//! what was wrong with it), kept in the site's cache folder as
+//! `memories.bin`. A file with the size, modification time and inode the
+//! last build saw, named by the same index line, is neither read, parsed
+//! nor redacted again: ten thousand memory files took 60 ms to triage, the
+//! largest part of a rebuild after one of them changed. Like the rest of
+//! the cache it holds only redacted text, tagged with the redactor's
+//! fingerprint, and losing it only costs one full triage.
+
+use super::Outcome;
+use crate::base::hash::hash_bytes;
+use crate::base::stored;
+use crate::knowledge::redact::Redactor;
+use crate::source::discover::MemoryFile;
+use crate::source::memory::IndexEntry;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Bump when [`Outcome`] or [`Entry`] change shape.
+const FORMAT: u32 = 1;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Stored {
+    format: u32,
+    version: String,
+    /// Parsing is code too: a rebuilt binary of the same version starts
+    /// again.
+    binary: (u64, i64),
+    /// The redactor's fingerprint: cached text was redacted by these rules.
+    redactor: u64,
+    /// By a hash of the path (as lossy text). Two paths with one hash
+    /// would also need the same length, time and inode to be mistaken.
+    files: Vec<(u64, Entry)>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    /// Length, modification time (ns) and inode, as the walk saw them.
+    seen: (u64, i64, u64),
+    /// [`index_line`] of the index entry that named the file.
+    index_line: u64,
+    outcome: Outcome,
+}
+
+/// The triage cache of one output directory.
+#[derive(Debug, Default)]
+pub struct TriageCache {
+    /// None when nothing is remembered (no cache folder, or caching off).
+    path: Option<PathBuf>,
+    /// The last build's entries not taken yet.
+    old: HashMap<u64, Entry>,
+    new: Stored,
+    /// Whether this build's entries differ from the last build's: when
+    /// not, the file already says it all and is not written again.
+    changed: bool,
+}
+
+/// What of a file's index entry shapes its memory (title and hook stand in
+/// for missing frontmatter); 0 for a file the index does not name.
+pub fn index_line(entry: Option<&IndexEntry>) -> u64 {
+    entry.map_or(0, |e| {
+        let parts = [e.title.as_bytes(), e.target.as_bytes(), e.hook.as_bytes()];
+        hash_bytes(&parts.join(&0u8)) | 1
+    })
+}
+
+fn seen(file: &MemoryFile) -> (u64, i64, u64) {
+    (file.size, file.stamp.mtime, file.stamp.inode)
+}
+
+fn key(file: &MemoryFile) -> u64 {
+    hash_bytes(file.path.to_string_lossy().as_bytes())
+}
+
+impl TriageCache {
+    /// The cache for output directory `out`, kept under `root` (else the
+    /// user's cache directory). What other rules redacted is dropped.
+    pub fn open(out: &Path, root: Option<&Path>, redactor: &Redactor) -> TriageCache {
+        let fingerprint = redactor.fingerprint();
+        let binary = crate::base::dirs::this_binary();
+        let fits = |s: &Stored| {
+            s.format == FORMAT
+                && s.version == env!("CARGO_PKG_VERSION")
+                && s.binary == binary
+                && s.redactor == fingerprint
+        };
+        let Some((path, old)) = stored::open_site_file(out, root, "memories.bin", fits) else {
+            return TriageCache::disabled();
+        };
+        let old = old.map(|s| s.files).unwrap_or_default();
+        TriageCache {
+            path: Some(path),
+            // An empty cache and no memory files: nothing to write.
+            changed: false,
+            old: old.into_iter().collect(),
+            new: Stored {
+                format: FORMAT,
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                binary,
+                redactor: fingerprint,
+                files: Vec::new(),
+            },
+        }
+    }
+
+    /// A cache that remembers nothing and saves nothing.
+    pub fn disabled() -> TriageCache {
+        TriageCache::default()
+    }
+
+    /// What `file` gave the last build, taken out of the cache, if it is
+    /// still what that build saw and the same index line names it.
+    pub fn take(&mut self, file: &MemoryFile, index_line: u64) -> Option<Outcome> {
+        let found = self
+            .old
+            .remove(&key(file))
+            .filter(|e| e.seen == seen(file) && e.index_line == index_line);
+        self.changed |= found.is_none();
+        found.map(|e| e.outcome)
+    }
+
+    /// Remember what `file` gave this build.
+    pub fn keep(&mut self, file: &MemoryFile, index_line: u64, outcome: &Outcome) {
+        if self.path.is_none() {
+            return;
+        }
+        let entry = Entry {
+            seen: seen(file),
+            index_line,
+            outcome: outcome.clone(),
+        };
+        self.new.files.push((key(file), entry));
+    }
+
+    /// Write the cache for the next build, unless it would say what it
+    /// already says. Failure only costs a full triage next time.
+    pub fn save(self) {
+        let Some(path) = &self.path else { return };
+        // Files gone since the last build are left in `old`.
+        if self.changed || !self.old.is_empty() {
+            stored::replace_with(path, &self.new);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{triage, Triaged};
+    use super::*;
+    use crate::knowledge::redact::RedactConfig;
+    use crate::source::discover::{discover, Root};
+    use std::fs;
+    use std::time::{Duration, SystemTime};
+
+    /// Everything triage hands on, as text (a memory's root and file too).
+    fn shown(t: &Triaged) -> String {
+        format!("{:?}\n{:?}\n{:?}", t.memories, t.skips, t.tally)
+    }
+
+    /// Triage `src` with the cache kept in `cache_dir`; and without one.
+    fn both(src: &Path, cache_dir: &Path, r: &Redactor) -> (String, String) {
+        let roots = discover(&[src.to_path_buf()]).unwrap().roots;
+        let out = src.join("site");
+        let mut cache = TriageCache::open(&out, Some(cache_dir), r);
+        let cached = triage(&roots, r, &mut cache);
+        cache.save();
+        let fresh = triage(&roots, r, &mut TriageCache::disabled());
+        (shown(&cached), shown(&fresh))
+    }
+
+    fn redactor(user: &str) -> Redactor {
+        Redactor::new(&RedactConfig {
+            home_dirs: vec![format!("/home/{user}")],
+            usernames: vec![user.to_string()],
+            extra_patterns: Vec::new(),
+        })
+        .unwrap()
+    }
+
+    /// A file's new text, with a time of its own: an editor's save, not
+    /// two writes within one tick of the clock (which the stamp, like
+    /// make's, cannot tell apart).
+    fn edit(path: &Path, text: &str, tick: &mut u64) {
+        fs::write(path, text).unwrap();
+        *tick += 1;
+        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + *tick);
+        fs::File::options()
+            .append(true)
+            .open(path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+
+    fn memory_text(n: u8, kind: u8) -> String {
+        match kind % 4 {
+            0 => format!("---\nname: Note {n}\ndescription: about {n}\ntype: feedback\n---\nSee /home/dana/x{n} and dana.\n"),
+            1 => format!("No frontmatter, note {n}, by dana.\n"),
+            2 => format!("---\nname: hidden {n}\nprivate: true\n---\nsecret\n"),
+            _ => format!("---\n[broken {n}\n---\nBody {n}.\n"),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// Whatever happens to the memory files and their index between
+        /// builds, a triage that takes what it can from the cache gives
+        /// what a triage from nothing gives.
+        #[test]
+        fn a_cached_triage_is_a_fresh_one(
+            steps in proptest::collection::vec((0u8..6, 0u8..8, 0u8..8), 1..12)
+        ) {
+            let tmp = tempfile::tempdir().unwrap();
+            let src = tmp.path().join("claude");
+            let mem = src.join("projects/-home-dana-p/memory");
+            fs::create_dir_all(&mem).unwrap();
+            let cache_dir = tmp.path().join("cache");
+            let r = redactor("dana");
+            let mut tick = 0;
+            for n in 0..4u8 {
+                edit(&mem.join(format!("n{n}.md")), &memory_text(n, 0), &mut tick);
+            }
+            let index = |hooks: u8| {
+                (0..8u8)
+                    .map(|n| format!("- [Title {n}](n{n}.md) — hook {n} v{hooks}\n"))
+                    .collect::<String>()
+            };
+            edit(&mem.join("MEMORY.md"), &index(0), &mut tick);
+            let (cached, fresh) = both(&src, &cache_dir, &r);
+            proptest::prop_assert_eq!(cached, fresh);
+            for (op, n, kind) in steps {
+                let file = mem.join(format!("n{n}.md"));
+                match op {
+                    0 | 1 => edit(&file, &memory_text(n, kind), &mut tick),
+                    2 => {
+                        let _ = fs::remove_file(&file);
+                    }
+                    3 => edit(&mem.join("MEMORY.md"), &index(kind), &mut tick),
+                    // Renamed: the same stamp under another name.
+                    4 => {
+                        let _ = fs::rename(&file, mem.join(format!("n{}.md", (n + 1) % 8)));
+                    }
+                    _ => {}
+                }
+                let (cached, fresh) = both(&src, &cache_dir, &r);
+                proptest::prop_assert_eq!(cached, fresh);
+            }
+            // Other rules: nothing redacted by the old ones is taken.
+            let (cached, fresh) = both(&src, &cache_dir, &redactor("other"));
+            proptest::prop_assert_eq!(cached, fresh);
+        }
+    }
+
+    #[test]
+    fn taken_whole_and_written_only_when_something_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("claude");
+        let mem = src.join("projects/-home-dana-p/memory");
+        fs::create_dir_all(&mem).unwrap();
+        let mut tick = 0;
+        for n in 0..3 {
+            edit(&mem.join(format!("n{n}.md")), &memory_text(n, 0), &mut tick);
+        }
+        let cache_dir = tmp.path().join("cache");
+        let r = redactor("dana");
+        let stored = || {
+            let path = crate::base::dirs::site_cache_dir(&src.join("site"), Some(&cache_dir))
+                .unwrap()
+                .join("memories.bin");
+            let meta = fs::metadata(path).unwrap();
+            (meta.len(), std::os::unix::fs::MetadataExt::ino(&meta))
+        };
+        let roots = || discover(std::slice::from_ref(&src)).unwrap().roots;
+        let run = |roots: &[Root]| {
+            let mut cache = TriageCache::open(&src.join("site"), Some(&cache_dir), &r);
+            let t = triage(roots, &r, &mut cache);
+            let changed = cache.changed || !cache.old.is_empty();
+            cache.save();
+            (t, changed)
+        };
+        let (first, changed) = run(&roots());
+        assert!(changed && first.memories.len() == 3);
+        let written = stored();
+        // Nothing changed: every file taken from the cache, which is
+        // left as it was.
+        let (again, changed) = run(&roots());
+        assert!(!changed);
+        assert_eq!(shown(&again), shown(&first));
+        assert_eq!(stored(), written);
+        // A file gone: the cache is written without it.
+        fs::remove_file(mem.join("n2.md")).unwrap();
+        let (fewer, changed) = run(&roots());
+        assert!(changed && fewer.memories.len() == 2);
+        assert_ne!(stored(), written);
+        // The home folder was redacted, and is still redacted when taken
+        // from the cache.
+        assert!(fewer.memories.iter().all(|m| !m.body.contains("dana")));
+    }
+}
