@@ -161,7 +161,7 @@ pub(super) fn swap(staging: &Path, out: &Path, id: &str) -> Result<Option<PathBu
     Ok(Some(old))
 }
 
-/// Remove the previous site that [`swap`] moved to `dir`; only a folder
+/// Remove the previous site that the swap moved to `dir`; only a folder
 /// named and proven as such is touched (the command line hands this to a
 /// process of its own, which must not become a way to remove anything
 /// else). What could not be removed is said in a warning; the next build
