@@ -295,7 +295,10 @@ fn data_roots(start: &Path) -> Vec<(PathBuf, String)> {
     let walker = WalkDir::new(start)
         .follow_links(false)
         .max_depth(ROOT_DEPTH)
-        .sort_by_file_name()
+        // By name: within a folder, the whole paths compare as the names
+        // do, bytes against bytes (a name taken out of its path for each
+        // comparison was a third of discovering ten thousand files).
+        .sort_by(|a, b| a.path().as_os_str().cmp(b.path().as_os_str()))
         .into_iter()
         .filter_entry(|e| {
             let name = e.file_name().to_string_lossy();

@@ -317,11 +317,21 @@ impl<'m> Links<'m> {
     }
 
     fn link_bodies(&mut self, skips: &mut Vec<Skip>) {
+        use rayon::prelude::*;
         let resolver = Resolver::new(self);
         let mut backlinks = vec![BTreeSet::new(); self.model.memories.len()];
         let mut bodies = Vec::with_capacity(self.model.memories.len());
-        for (i, m) in self.model.memories.iter().enumerate() {
-            let (body, targets) = resolver.link_body(i, skips);
+        // Each body on its own, on every core; then taken in order.
+        let linked: Vec<(String, Vec<usize>, Vec<Skip>)> = (0..self.model.memories.len())
+            .into_par_iter()
+            .map(|i| {
+                let mut found = Vec::new();
+                let (body, targets) = resolver.link_body(i, &mut found);
+                (body, targets, found)
+            })
+            .collect();
+        for (i, (m, (body, targets, found))) in self.model.memories.iter().zip(linked).enumerate() {
+            skips.extend(found);
             for t in targets.into_iter().filter(|t| *t != i) {
                 backlinks[t].insert((m.name.to_string(), self.memory_href[i].clone()));
             }
