@@ -174,9 +174,10 @@ pub fn remove_previous(dir: &Path) -> Result<(), String> {
             .or_else(|| rest.strip_prefix("old-"))
     });
     // The site it replaced was ccwiki's, or an empty folder (then holding
-    // only the proof).
+    // only the proof); a folder itself, not a link to one.
     let proof = |id: &str| fs::read_to_string(dir.join(BUILD_FILE)).is_ok_and(|s| s == id);
-    if !id.is_some_and(|id| proven(dir, id) || (proof(id) && holds_nothing(dir))) {
+    let folder = fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
+    if !folder || !id.is_some_and(|id| proven(dir, id) || (proof(id) && holds_nothing(dir))) {
         return Err(format!(
             "{} is not a previous site that ccwiki moved aside: left as it is",
             dir.display()
@@ -283,6 +284,17 @@ mod tests {
         site(&fake, "not proven");
         assert!(remove_previous(&fake).is_err() && fake.join("index.html").exists());
         fs::remove_dir_all(&fake).unwrap();
+        // A link named like the copy, to the copy, is not the copy.
+        #[cfg(unix)]
+        {
+            let name = previous.file_name().unwrap().to_string_lossy().into_owned();
+            let link = tmp.path().join("elsewhere").join(&name);
+            fs::create_dir_all(link.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(&previous, &link).unwrap();
+            assert!(remove_previous(&link).is_err());
+            assert!(previous.join("index.html").exists());
+            fs::remove_dir_all(tmp.path().join("elsewhere")).unwrap();
+        }
         remove_previous(&previous).unwrap();
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
         assert!(out.join("index.html").exists());
