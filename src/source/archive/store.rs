@@ -76,6 +76,57 @@ enum Entry {
     },
 }
 
+/// A line of the journal as it is read: an [`Entry`], its fields borrowed
+/// from the line where they hold no escapes. (Read as the tagged `Entry`,
+/// every line was first buffered into a tree of values: 76,000 lines took
+/// 58 ms, at every build.)
+#[derive(Deserialize)]
+struct Line<'a> {
+    op: &'a str,
+    #[serde(borrow)]
+    source: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    path: std::borrow::Cow<'a, str>,
+    object: &'a str,
+    len: Option<u64>,
+    mtime: Option<i64>,
+}
+
+impl Entry {
+    /// The entry as the journal's reader sees it.
+    fn line(&self) -> Line<'_> {
+        use std::borrow::Cow::Borrowed;
+        match self {
+            Entry::Add {
+                source,
+                path,
+                object,
+                len,
+                mtime,
+            } => Line {
+                op: "add",
+                source: Borrowed(source),
+                path: Borrowed(path),
+                object,
+                len: Some(*len),
+                mtime: Some(*mtime),
+            },
+            Entry::Drop {
+                source,
+                path,
+                object,
+            } => Line {
+                op: "drop",
+                source: Borrowed(source),
+                path: Borrowed(path),
+                object,
+                len: None,
+                mtime: None,
+            },
+        }
+    }
+}
+
 /// A file of the archive: the source it came from (`--source`, resolved)
 /// and its path in a data directory's layout (`projects/<folder>/<session>.jsonl`).
 pub type FileKey = (String, String);
@@ -210,8 +261,8 @@ impl Store {
         self.files.clear();
         self.seq = 0;
         self.lines = entries.len();
-        for entry in entries {
-            self.apply(entry);
+        for entry in &entries {
+            self.apply(entry.line());
         }
         Ok(())
     }
@@ -226,28 +277,26 @@ impl Store {
                 continue;
             }
             self.lines += 1;
-            match serde_json::from_slice::<Entry>(&line) {
-                Ok(entry) => self.apply(entry),
-                Err(_) => self.bad_lines += 1,
+            let applied = serde_json::from_slice::<Line>(&line)
+                .ok()
+                .is_some_and(|l| self.apply(l));
+            if !applied {
+                self.bad_lines += 1;
             }
         }
     }
 
-    fn apply(&mut self, entry: Entry) {
-        match entry {
-            Entry::Add {
-                source,
-                path,
-                object,
-                len,
-                mtime,
-            } => {
-                let Ok(object) = u128::from_str_radix(&object, 16) else {
-                    self.bad_lines += 1;
-                    return;
-                };
+    /// Apply one line of the journal; false for one that says nothing
+    /// that can be applied.
+    fn apply(&mut self, line: Line<'_>) -> bool {
+        let Ok(object) = u128::from_str_radix(line.object, 16) else {
+            return false;
+        };
+        let key = (line.source.into_owned(), line.path.into_owned());
+        match (line.op, line.len, line.mtime) {
+            ("add", Some(len), Some(mtime)) => {
                 self.seq += 1;
-                let versions = self.files.entry((source, path)).or_default();
+                let versions = self.files.entry(key).or_default();
                 versions.retain(|v| v.object != object);
                 versions.push(Version {
                     object,
@@ -256,19 +305,14 @@ impl Store {
                     seq: self.seq,
                 });
             }
-            Entry::Drop {
-                source,
-                path,
-                object,
-            } => {
-                if let (Some(versions), Ok(object)) = (
-                    self.files.get_mut(&(source, path)),
-                    u128::from_str_radix(&object, 16),
-                ) {
+            ("drop", _, _) => {
+                if let Some(versions) = self.files.get_mut(&key) {
                     versions.retain(|v| v.object != object);
                 }
             }
+            _ => return false,
         }
+        true
     }
 
     /// No journal, but objects: the journal was lost.
@@ -457,8 +501,8 @@ impl Store {
             .and_then(|()| f.sync_all())
             .map_err(|e| Error::io(&journal, e))?;
         self.lines += entries.len();
-        for e in entries {
-            self.apply(e);
+        for e in &entries {
+            self.apply(e.line());
         }
         Ok(())
     }
@@ -638,6 +682,62 @@ mod tests {
         assert_eq!(
             fs::read_dir(dir.path().join("tmp")).expect("tmp").count(),
             0
+        );
+    }
+
+    #[test]
+    fn a_journal_is_read_line_by_line_and_odd_lines_are_counted() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        {
+            let mut s = Store::open(dir.path()).expect("open");
+            // A path with characters JSON escapes, written and read back.
+            let odd = ("src".to_string(), "projects/-a/\"q\"\\é.md".to_string());
+            s.commit(vec![(odd.clone(), version(7, 3))], vec![])
+                .expect("commit");
+        }
+        let journal = dir.path().join(JOURNAL);
+        let mut text = fs::read_to_string(&journal).expect("journal");
+        let add = |path: &str, object: &str| {
+            format!(
+                r#"{{"op":"add","source":"src","path":"{path}","object":"{object}","len":5,"mtime":9}}"#
+            )
+        };
+        for line in [
+            add("b", "0b"),
+            add("c", "0c"),
+            r#"{"op":"drop","source":"src","path":"c","object":"0c"}"#.to_string(),
+            // Not applicable: no length, an unknown operation, no hex, cut.
+            r#"{"op":"add","source":"src","path":"d","object":"0d","mtime":9}"#.to_string(),
+            r#"{"op":"move","source":"src","path":"e","object":"0e"}"#.to_string(),
+            add("f", "zz"),
+            r#"{"op":"add","sou"#.to_string(),
+        ] {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        fs::write(&journal, text).expect("journal");
+        let s = Store::open(dir.path()).expect("open");
+        assert_eq!(s.bad_lines, 4);
+        assert_eq!(s.lines, 8);
+        let got: Vec<String> = s
+            .files
+            .iter()
+            .filter(|(_, vs)| !vs.is_empty())
+            .map(|((_, p), vs)| {
+                format!(
+                    "{p} {:?}",
+                    vs.iter()
+                        .map(|v| (v.object, v.len, v.mtime))
+                        .collect::<Vec<_>>()
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                "b [(11, 5, 9)]".to_string(),
+                "projects/-a/\"q\"\\é.md [(7, 3, 3)]".to_string(),
+            ]
         );
     }
 }
