@@ -642,7 +642,12 @@ mod tests {
 
     /// Everything of a session, its turns and its sub-agents' read back.
     fn whole(s: &Session, spill: &Spill) -> String {
-        let (turns, agents) = spill.load_session(s).unwrap();
+        let turns = spill.load(&s.turns).unwrap();
+        let agents: Vec<Vec<crate::knowledge::model::Turn>> = s
+            .subagents
+            .iter()
+            .map(|a| spill.load(&a.turns).unwrap())
+            .collect();
         let mut bare = s.clone();
         bare.turns = Default::default();
         for a in &mut bare.subagents {

@@ -23,7 +23,7 @@
 //! of the transcripts that did not change.
 
 use crate::base::stored;
-use crate::knowledge::model::{Session, Turn};
+use crate::knowledge::model::Turn;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -595,17 +595,6 @@ impl Spill {
     fn fail(&self, why: String) {
         let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
         failed.get_or_insert(why);
-    }
-
-    /// A session's turns and each of its sub-agents' turns.
-    pub fn load_session(&self, s: &Session) -> Result<(Vec<Turn>, Vec<Vec<Turn>>), crate::Error> {
-        let turns = self.load(&s.turns)?;
-        let agents = s
-            .subagents
-            .iter()
-            .map(|a| self.load(&a.turns))
-            .collect::<Result<_, _>>()?;
-        Ok((turns, agents))
     }
 }
 
