@@ -120,9 +120,13 @@ impl TriageCache {
         found.map(|e| e.outcome)
     }
 
-    /// Remember what `file` gave this build.
+    /// Remember what `file` gave this build. A file that could not be read
+    /// (no memory, a warning) is not kept: what stopped it (its
+    /// permissions, say) may go away without changing its stamp.
     pub fn keep(&mut self, file: &MemoryFile, index_line: u64, outcome: &Outcome) {
-        if self.path.is_none() {
+        let unread = outcome.memory.is_none() && outcome.skip.is_some();
+        if self.path.is_none() || unread {
+            self.changed |= unread;
             return;
         }
         let entry = Entry {
@@ -149,7 +153,7 @@ mod tests {
     use super::super::{triage, Triaged};
     use super::*;
     use crate::knowledge::redact::RedactConfig;
-    use crate::source::discover::{discover, Root};
+    use crate::source::discover::{discover, MemoryDir, Root};
     use std::fs;
     use std::time::{Duration, SystemTime};
 
@@ -250,6 +254,44 @@ mod tests {
             let (cached, fresh) = both(&src, &cache_dir, &redactor("other"));
             proptest::prop_assert_eq!(cached, fresh);
         }
+    }
+
+    #[test]
+    fn a_file_that_could_not_be_read_is_read_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = MemoryDir {
+            project_dir: "-p".into(),
+            path: tmp.path().to_path_buf(),
+            ..MemoryDir::default()
+        };
+        // The stamp as the walk saw it; the file not readable then.
+        let file = MemoryFile {
+            path: tmp.path().join("a.md"),
+            size: 5,
+            ..MemoryFile::default()
+        };
+        let roots = [Root {
+            memory_dirs: vec![MemoryDir {
+                files: vec![file],
+                ..dir
+            }],
+            ..Root::default()
+        }];
+        let r = Redactor::disabled();
+        let cache_dir = tmp.path().join("cache");
+        let run = || {
+            let mut cache = TriageCache::open(&tmp.path().join("site"), Some(&cache_dir), &r);
+            let t = triage(&roots, &r, &mut cache);
+            cache.save();
+            t
+        };
+        let first = run();
+        assert!(first.memories.is_empty() && first.skips.len() == 1);
+        // Readable now, its stamp the same.
+        fs::write(tmp.path().join("a.md"), "hello").unwrap();
+        let second = run();
+        assert_eq!(second.memories.len(), 1, "{:?}", second.skips);
+        assert!(second.skips.is_empty());
     }
 
     // The cache file's inode tells whether it was written again.
