@@ -180,7 +180,18 @@ fn a_session_written_while_serving_shows_up_and_open_pages_are_told_to_reload() 
         assert!(Instant::now() < deadline, "the new session never showed");
         std::thread::sleep(Duration::from_millis(200));
     }
-    let rebuilt: Vec<String> = server.lines.try_iter().collect();
+    // The server says so too; its line may still be on its way.
+    let mut rebuilt: Vec<String> = Vec::new();
+    while !rebuilt.iter().any(|l| l.starts_with("Rebuilt in ")) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match server
+            .lines
+            .recv_timeout(left.max(Duration::from_millis(500)))
+        {
+            Ok(line) => rebuilt.push(line),
+            Err(_) => break,
+        }
+    }
     assert!(
         rebuilt.iter().any(|l| l.starts_with("Rebuilt in ")),
         "{rebuilt:?}"
