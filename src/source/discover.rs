@@ -589,6 +589,7 @@ fn agent_role(id: &str) -> SubagentRole {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn entries_are_walked_in_the_order_of_their_names() {
@@ -611,7 +612,6 @@ mod tests {
         assert_eq!(ours.len(), 1 + names.len() * 4);
         assert_eq!(ours, theirs);
     }
-    use std::fs;
 
     #[test]
     fn classifies_every_layout() {
