@@ -313,6 +313,27 @@ fn a_corrupt_cache_is_noticed_and_rebuilt() {
 fn a_rebuild_with_nothing_changed_still_notices_the_site_and_the_options() {
     let f = Fixture::new();
     assert!(f.build().unchanged);
+    // A source file's permissions changed (a file that could not be read
+    // may be readable now): its modification time stays, its status
+    // change time moves.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let memory = walkdir::WalkDir::new(&f.src)
+            .into_iter()
+            .filter_map(Result::ok)
+            .find(|e| {
+                e.path().extension().is_some_and(|x| x == "md")
+                    && e.path().to_string_lossy().contains("/memory/")
+            })
+            .expect("a memory file")
+            .into_path();
+        let mode = fs::metadata(&memory).unwrap().permissions().mode();
+        fs::set_permissions(&memory, fs::Permissions::from_mode(0o600)).unwrap();
+        fs::set_permissions(&memory, fs::Permissions::from_mode(mode)).unwrap();
+        assert!(!f.build().unchanged, "a permission change is a change");
+        assert!(f.build().unchanged);
+    }
     // A page removed from the site comes back.
     let page = f.out.join("skills/clippy-gate/index.html");
     let original = fs::read(&page).unwrap();

@@ -8,7 +8,7 @@
 use super::build::{BuildOptions, BuildReport};
 use crate::base::skip::Skip;
 use crate::base::stored;
-use crate::source::discover::Sources;
+use crate::source::discover::{Sources, Stamp};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -87,26 +87,26 @@ fn files_under(dir: &Path, rel: &str) -> Vec<SiteFile> {
 }
 
 fn stat(h: &mut Xxh3, path: &Path) {
-    let seen = std::fs::metadata(path).ok().map(|m| {
-        let s = crate::source::discover::Stamp::of(&m);
-        (m.len(), s.mtime, s.inode)
-    });
+    let seen = std::fs::metadata(path)
+        .ok()
+        .map(|m| (m.len(), crate::source::discover::Stamp::of(&m)));
     stamp(h, path, seen);
 }
 
-/// A file as it was seen: its length, modification time and inode, or
-/// None when it could not be.
-fn stamp(h: &mut Xxh3, path: &Path, seen: Option<(u64, i64, u64)>) {
+/// A file as it was seen: its length and stamp (modification time, inode,
+/// status change time), or None when it could not be.
+fn stamp(h: &mut Xxh3, path: &Path, seen: Option<(u64, Stamp)>) {
     h.write(path.as_os_str().as_encoded_bytes());
     h.write_u8(0);
-    let Some((len, mtime, inode)) = seen else {
+    let Some((len, s)) = seen else {
         h.write_u8(1);
         return;
     };
     h.write_u64(len);
-    h.write_i64(mtime);
+    h.write_i64(s.mtime);
     if cfg!(unix) {
-        h.write_u64(inode);
+        h.write_u64(s.inode);
+        h.write_i64(s.changed);
     }
 }
 
@@ -140,18 +140,10 @@ pub fn fingerprint(opts: &BuildOptions, sources: &Sources) -> u128 {
         // Transcripts and memory files as discovery saw them (the many);
         // the rest looked at.
         for t in &r.transcripts {
-            stamp(
-                &mut h,
-                &t.path,
-                Some((t.size, t.stamp.mtime, t.stamp.inode)),
-            );
+            stamp(&mut h, &t.path, Some((t.size, t.stamp)));
         }
         for m in r.memory_dirs.iter().flat_map(|d| &d.files) {
-            stamp(
-                &mut h,
-                &m.path,
-                Some((m.size, m.stamp.mtime, m.stamp.inode)),
-            );
+            stamp(&mut h, &m.path, Some((m.size, m.stamp)));
         }
         let files = r
             .memory_dirs

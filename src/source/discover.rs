@@ -94,22 +94,31 @@ impl TranscriptFile {
     }
 }
 
-/// A file's modification time (ns since 1970) and inode (0 where the
-/// system has none), as the walk saw them.
+/// A file's modification time (ns since 1970), inode and status change
+/// time (ns; both 0 where the system has none), as the walk saw them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stamp {
     pub mtime: i64,
     pub inode: u64,
+    /// Moves when the file's permissions do, which the modification time
+    /// does not: a file that could not be read may be readable now.
+    pub changed: i64,
 }
 
 impl Stamp {
     pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let (inode, changed) = {
+            use std::os::unix::fs::MetadataExt;
+            let ns = meta.ctime().saturating_mul(1_000_000_000);
+            (meta.ino(), ns.saturating_add(meta.ctime_nsec()))
+        };
+        #[cfg(not(unix))]
+        let (inode, changed) = (0, 0);
         Stamp {
             mtime: crate::base::dirs::mtime_nanos(meta),
-            #[cfg(unix)]
-            inode: std::os::unix::fs::MetadataExt::ino(meta),
-            #[cfg(not(unix))]
-            inode: 0,
+            inode,
+            changed,
         }
     }
 }
