@@ -127,6 +127,16 @@ impl Entry {
     }
 }
 
+/// `entries` as lines of the journal.
+fn journal_text(entries: &[Entry]) -> String {
+    let mut text = String::new();
+    for entry in entries {
+        text.push_str(&serde_json::to_string(entry).unwrap_or_default());
+        text.push('\n');
+    }
+    text
+}
+
 /// A file of the archive: the source it came from (`--source`, resolved)
 /// and its path in a data directory's layout (`projects/<folder>/<session>.jsonl`).
 pub type FileKey = (String, String);
@@ -246,13 +256,8 @@ impl Store {
     fn replace_journal(&mut self, entries: Vec<Entry>) -> Result<(), Error> {
         let tmp = self.dir.join("tmp").join(JOURNAL);
         let _ = fs::remove_file(&tmp);
-        let mut text = String::new();
-        for entry in &entries {
-            text.push_str(&serde_json::to_string(entry).unwrap_or_default());
-            text.push('\n');
-        }
         let mut f = private_file(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        f.write_all(text.as_bytes())
+        f.write_all(journal_text(&entries).as_bytes())
             .and_then(|()| f.sync_all())
             .map_err(|e| Error::io(&tmp, e))?;
         let journal = self.dir.join(JOURNAL);
@@ -260,11 +265,17 @@ impl Store {
         sync_all(&self.dir)?;
         self.files.clear();
         self.seq = 0;
-        self.lines = entries.len();
-        for entry in &entries {
+        self.lines = 0;
+        self.take_in(&entries);
+        Ok(())
+    }
+
+    /// Take `entries`, now in the journal, into what the store holds.
+    fn take_in(&mut self, entries: &[Entry]) {
+        self.lines += entries.len();
+        for entry in entries {
             self.apply(entry.line());
         }
-        Ok(())
     }
 
     fn read_journal(&mut self, f: File) {
@@ -475,7 +486,6 @@ impl Store {
             options.mode(0o600);
         }
         let mut f = options.open(&journal).map_err(|e| Error::io(&journal, e))?;
-        let mut text = String::new();
         let mut entries = Vec::new();
         for ((source, path), v) in adds {
             entries.push(Entry::Add {
@@ -493,17 +503,10 @@ impl Store {
                 object: hex(object),
             });
         }
-        for e in &entries {
-            text.push_str(&serde_json::to_string(e).unwrap_or_default());
-            text.push('\n');
-        }
-        f.write_all(text.as_bytes())
+        f.write_all(journal_text(&entries).as_bytes())
             .and_then(|()| f.sync_all())
             .map_err(|e| Error::io(&journal, e))?;
-        self.lines += entries.len();
-        for e in &entries {
-            self.apply(e.line());
-        }
+        self.take_in(&entries);
         Ok(())
     }
 
