@@ -96,7 +96,7 @@ impl TranscriptFile {
 
 /// A file's modification time (ns since 1970), inode and status change
 /// time (ns; both 0 where the system has none), as the walk saw them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamp {
     pub mtime: i64,
     pub inode: u64,

@@ -1,7 +1,7 @@
 //! What each memory file gave the last build (the memory, redacted, and
 //! what was wrong with it), kept in the site's cache folder as
-//! `memories.bin`. A file with the size, modification time and inode the
-//! last build saw, named by the same index line, is neither read, parsed
+//! `memories.bin`. A file with the length and stamp the last build saw,
+//! named by the same index line, is neither read, parsed
 //! nor redacted again: ten thousand memory files took 60 ms to triage, the
 //! largest part of a rebuild after one of them changed. Like the rest of
 //! the cache it holds only redacted text, tagged with the redactor's
@@ -11,14 +11,14 @@ use super::Outcome;
 use crate::base::hash::hash_bytes;
 use crate::base::stored;
 use crate::knowledge::redact::Redactor;
-use crate::source::discover::MemoryFile;
+use crate::source::discover::{MemoryFile, Stamp};
 use crate::source::memory::IndexEntry;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Bump when [`Outcome`] or [`Entry`] change shape.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored {
@@ -36,8 +36,9 @@ struct Stored {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Entry {
-    /// Length, modification time (ns) and inode, as the walk saw them.
-    seen: (u64, i64, u64),
+    /// Length and stamp (modification and status change times, inode), as
+    /// the walk saw them: what the no-op check compares too.
+    seen: (u64, Stamp),
     /// [`index_line`] of the index entry that named the file.
     index_line: u64,
     outcome: Outcome,
@@ -65,8 +66,8 @@ pub fn index_line(entry: Option<&IndexEntry>) -> u64 {
     })
 }
 
-fn seen(file: &MemoryFile) -> (u64, i64, u64) {
-    (file.size, file.stamp.mtime, file.stamp.inode)
+fn seen(file: &MemoryFile) -> (u64, Stamp) {
+    (file.size, file.stamp)
 }
 
 fn key(file: &MemoryFile) -> u64 {
@@ -121,12 +122,11 @@ impl TriageCache {
     }
 
     /// Remember what `file` gave this build. A file that could not be read
-    /// (no memory, a warning) is not kept: what stopped it (its
+    /// (no memory, a warning) is not kept: what stopped it (a folder's
     /// permissions, say) may go away without changing its stamp.
     pub fn keep(&mut self, file: &MemoryFile, index_line: u64, outcome: &Outcome) {
         let unread = outcome.memory.is_none() && outcome.skip.is_some();
         if self.path.is_none() || unread {
-            self.changed |= unread;
             return;
         }
         let entry = Entry {
