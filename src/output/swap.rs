@@ -51,7 +51,12 @@ pub(super) fn claim(dir: &Path, id: &str) -> Result<(), Error> {
 
 /// Whether `dir` proves it was made by build `id`.
 fn proven(dir: &Path, id: &str) -> bool {
-    dir.join(MARKER).is_file() && fs::read_to_string(dir.join(BUILD_FILE)).is_ok_and(|s| s == id)
+    dir.join(MARKER).is_file() && holds_proof(dir, id)
+}
+
+/// Whether `dir` holds the proof of build `id`.
+fn holds_proof(dir: &Path, id: &str) -> bool {
+    fs::read_to_string(dir.join(BUILD_FILE)).is_ok_and(|s| s == id)
 }
 
 /// Remove a directory of ours, its marker and proof last: a build killed
@@ -175,9 +180,10 @@ pub fn remove_previous(dir: &Path) -> Result<(), String> {
     });
     // The site it replaced was ccwiki's, or an empty folder (then holding
     // only the proof); a folder itself, not a link to one.
-    let proof = |id: &str| fs::read_to_string(dir.join(BUILD_FILE)).is_ok_and(|s| s == id);
     let folder = fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
-    if !folder || !id.is_some_and(|id| proven(dir, id) || (proof(id) && holds_nothing(dir))) {
+    if !folder
+        || !id.is_some_and(|id| proven(dir, id) || (holds_proof(dir, id) && holds_nothing(dir)))
+    {
         return Err(format!(
             "{} is not a previous site that ccwiki moved aside: left as it is",
             dir.display()
