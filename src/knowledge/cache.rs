@@ -50,11 +50,17 @@ struct Identity {
 /// them (not looked at again), and a hash of its first bytes (as the
 /// build first read them, else read now).
 fn identity(tf: &TranscriptFile) -> Option<Identity> {
-    let head = match tf.head.get() {
-        Some(&head) => head,
-        None => hash_range(&tf.path, 0, PROBE.min(tf.size))?,
-    };
+    let head = head_of(tf, |start, len| hash_range(&tf.path, start, len))?;
     Some(identity_with(tf, head))
+}
+
+/// The hash of `tf`'s first bytes: as the build first read them, else
+/// made now with `hash(start, len)`.
+fn head_of(tf: &TranscriptFile, hash: impl FnOnce(u64, u64) -> Option<u64>) -> Option<u64> {
+    match tf.head.get() {
+        Some(&head) => Some(head),
+        None => hash(0, PROBE.min(tf.size)),
+    }
 }
 
 fn identity_with(tf: &TranscriptFile, head: u64) -> Identity {
@@ -84,10 +90,7 @@ fn sealed(tf: &TranscriptFile, pos: u64) -> Option<(Identity, u64)> {
         hash_at(file.as_mut()?, start, len)
     };
     let head_len = PROBE.min(tf.size);
-    let head = match tf.head.get() {
-        Some(&head) => head,
-        None => hash(0, head_len)?,
-    };
+    let head = head_of(tf, &mut hash)?;
     // A small file read to its end: the same bytes twice.
     let tail = if pos == head_len && pos <= PROBE {
         head
