@@ -163,6 +163,39 @@ fn bundled_themes_render_cleanly_everywhere() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// A laptop's half screen (1,000 px): the search box gives up width
+/// rather than take a line of its own under the menu.
+#[test]
+fn the_search_box_stays_on_the_menus_line_at_a_thousand_pixels() {
+    if !common::has_chromium() {
+        return;
+    }
+    for theme in ["default", "docs"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let site = tmp.path().join("site");
+        common::build_demo(&site, theme);
+        let probed = probed_copy(&site);
+        let url = format!("file://{}/index.html", probed.path().display());
+        let view = |width| View {
+            width,
+            height: 700,
+            dark: false,
+        };
+        let row = |width| probe(&dump_dom(&url, view(width)), "search-row");
+        assert_eq!(
+            row(1000).as_deref(),
+            Some("the menu's"),
+            "{theme} at 1000 px"
+        );
+        // Narrower, it wraps: the probe does tell the two apart.
+        assert_eq!(
+            row(700).as_deref(),
+            Some("below the menu"),
+            "{theme} at 700 px"
+        );
+    }
+}
+
 #[test]
 fn the_search_hint_names_the_slash_key_only_where_there_is_a_keyboard() {
     if !common::has_chromium() {

@@ -261,7 +261,8 @@ pub fn screenshot(url: &str, view: View, png: &Path) {
 }
 
 /// A script that records what a page did: console errors, uncaught errors,
-/// CSP violations, dialogs, and whether the page overflows horizontally.
+/// CSP violations, dialogs, whether the page overflows horizontally, and
+/// whether the search box sits on the menu's line.
 /// Results land on `<html data-probe-…>` attributes, readable in `dump_dom`.
 pub const PROBE_JS: &str = r#"(function () {
   var root = document.documentElement;
@@ -282,6 +283,11 @@ pub const PROBE_JS: &str = r#"(function () {
       var over = [];
       if (document.documentElement.scrollWidth > w + 1) over.push("page " + document.documentElement.scrollWidth + ">" + w);
       root.setAttribute("data-probe-overflow", over.join(", "));
+      var nav = document.querySelector(".site-nav"), box = document.querySelector("form.search");
+      if (nav && box) {
+        var below = box.getBoundingClientRect().top >= nav.getBoundingClientRect().bottom - 1;
+        root.setAttribute("data-probe-search-row", below ? "below the menu" : "the menu's");
+      }
       root.setAttribute("data-probe-done", "1");
     }, 50);
   });
