@@ -545,6 +545,40 @@ impl Spill {
         Ok(out)
     }
 
+    /// The turns at `at` (indexes into the whole list, ascending, each
+    /// once), in that order. A chunk is read and decoded once, however many of them it
+    /// holds: a file's page takes one turn for each change, and the
+    /// changes of one session often share a chunk.
+    pub fn load_at(&self, turns: &Turns, at: &[usize]) -> Result<Vec<Turn>, crate::Error> {
+        let mut out = Vec::with_capacity(at.len());
+        let mut start = 0;
+        let mut rest = at;
+        for piece in &turns.pieces {
+            let end = start + piece.len();
+            let (wanted, after) = rest.split_at(rest.partition_point(|&i| i < end));
+            rest = after;
+            match (piece, wanted) {
+                (_, []) => {}
+                (Piece::Held(t), _) => {
+                    out.extend(wanted.iter().filter_map(|&i| t.get(i - start)).cloned())
+                }
+                (Piece::Stored { .. }, [.., last]) => {
+                    let mut next = wanted.iter().map(|&i| i - start).peekable();
+                    self.decode_piece(piece, last - start + 1, |i, turn| {
+                        if next.next_if_eq(&i).is_some() {
+                            out.push(turn);
+                        }
+                    })?;
+                }
+            }
+            if rest.is_empty() {
+                break;
+            }
+            start = end;
+        }
+        Ok(out)
+    }
+
     /// Push onto `out` the turns at `range` (indexes into the piece) of a
     /// stored piece.
     fn read_piece(
@@ -552,6 +586,22 @@ impl Spill {
         piece: &Piece,
         range: Range<usize>,
         out: &mut Vec<Turn>,
+    ) -> Result<(), crate::Error> {
+        self.decode_piece(piece, range.end, |i, turn| {
+            if i >= range.start {
+                out.push(turn);
+            }
+        })
+    }
+
+    /// Read a stored piece and decode its first `upto` turns, handing
+    /// each to `keep` with its index in the piece. Turns are encoded one
+    /// after another: one past `upto` is never decoded.
+    fn decode_piece(
+        &self,
+        piece: &Piece,
+        upto: usize,
+        mut keep: impl FnMut(usize, Turn),
     ) -> Result<(), crate::Error> {
         let Piece::Stored {
             shelf,
@@ -570,15 +620,12 @@ impl Spill {
         CHUNK.with_borrow_mut(|buf| {
             buf.resize(*bytes as usize, 0);
             self.read_from(*shelf, buf, *offset)?;
-            // Turns are encoded one after another: decode up to the range's end.
             let mut at = 0;
-            for i in 0..range.end.min(*turns as usize) {
+            for i in 0..upto.min(*turns as usize) {
                 let (t, used): (Turn, usize) =
                     stored::decode_prefix(&buf[at..]).map_err(|e| self.error(invalid(e)))?;
                 at += used;
-                if i >= range.start {
-                    out.push(t);
-                }
+                keep(i, t);
             }
             Ok(())
         })
@@ -675,6 +722,26 @@ mod tests {
                 all[range.clone()],
                 "{range:?}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// Picked turns, stored or held, come back as a range of one
+        /// each would give them, in order.
+        #[test]
+        fn picked_turns_are_the_turns_at_those_places(
+            picks in proptest::collection::btree_set(0usize..300, 0..40),
+            held in 0usize..300,
+        ) {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let spill = Spill::in_dir(dir.path()).expect("spill");
+            let all: Vec<Turn> = (0..300).map(prompt).collect();
+            let mut turns = Turns::from(all[held..].to_vec());
+            spill.stow(&mut turns);
+            turns.prepend(Turns::from(all[..held].to_vec()));
+            let at: Vec<usize> = picks.into_iter().collect();
+            let want: Vec<Turn> = at.iter().map(|&i| all[i].clone()).collect();
+            proptest::prop_assert_eq!(spill.load_at(&turns, &at).expect("load"), want);
         }
     }
 

@@ -9,7 +9,7 @@ use super::{Page, View};
 use crate::base::slugs::SlugSet;
 use crate::knowledge::model::{Block, Session, Turn};
 use chrono::{DateTime, Utc};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A call that changed a file, where its session's turns hold it.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -73,24 +73,40 @@ pub struct LoadedFile<'m> {
 
 impl<'m> FilePage<'m> {
     pub fn load(&'m self) -> Result<LoadedFile<'m>, crate::Error> {
-        let mut calls = Vec::with_capacity(self.changes.len());
+        // The turns each session holds changes in, each session's read
+        // in one pass (a chunk decoded once for all its changes).
+        let mut wanted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for c in &self.changes {
-            let s = &self.model.sessions[c.session];
-            let turns = self
-                .model
-                .spill
-                .load_range(&s.turns, c.found.turn..c.found.turn + 1)?;
-            let call = turns.into_iter().next().and_then(|t| match t {
-                Turn::Assistant { mut blocks, .. } if c.found.block < blocks.len() => {
-                    match blocks.swap_remove(c.found.block) {
-                        Block::Tool(call) => Some(call),
-                        Block::Text(_) => None,
+            wanted.entry(c.session).or_default().push(c.found.turn);
+        }
+        let mut loaded: HashMap<(usize, usize), Turn> = HashMap::new();
+        for (session, mut turns) in wanted {
+            turns.sort_unstable();
+            turns.dedup();
+            let s = &self.model.sessions[session];
+            let read = self.model.spill.load_at(&s.turns, &turns)?;
+            loaded.extend(turns.into_iter().map(|t| (session, t)).zip(read));
+        }
+        let calls = self
+            .changes
+            .iter()
+            .map(|c| {
+                let Some(Turn::Assistant { blocks, .. }) =
+                    loaded.get_mut(&(c.session, c.found.turn))
+                else {
+                    return None;
+                };
+                let block = blocks.get_mut(c.found.block)?;
+                // Each change is a block of its own: taken, not copied.
+                match std::mem::replace(block, Block::Text(Default::default())) {
+                    Block::Tool(call) => Some(call),
+                    text @ Block::Text(_) => {
+                        *block = text;
+                        None
                     }
                 }
-                _ => None,
-            });
-            calls.push(call);
-        }
+            })
+            .collect();
         Ok(LoadedFile { page: self, calls })
     }
 }
