@@ -182,11 +182,21 @@ impl Pipeline {
         sources: discover::Sources,
         mut report: LoadReport,
     ) -> Result<(Knowledge, LoadReport), Error> {
-        let (raw_history, raw_starts) = read_history(&sources, &mut report.skips);
-        let identity = timed(&mut report, "identity", || {
-            Identity::learn(&sources.roots, &raw_history, &raw_starts)
+        // Whose data this is comes from where the prompts and sessions
+        // were typed: the history is read as identity's input.
+        let mut skips = Vec::new();
+        let (raw_history, raw_starts, identity) = timed(&mut report, "identity", || {
+            let (raw_history, raw_starts) = read_history(&sources, &mut skips);
+            let identity = Identity::learn(&sources.roots, &raw_history, &raw_starts);
+            (raw_history, raw_starts, identity)
         });
+        report.skips.extend(skips);
         let redactor = self.redactor(&identity)?;
+        let mut tally = Tally::default();
+        let (history, starts) = timed(&mut report, "history", || {
+            let history = extract::history(raw_history, &redactor, &mut tally);
+            (history, extract::starts(raw_starts, &redactor, &mut tally))
+        });
         // Globs name paths as the user knows them: redact them like the
         // paths they are matched against.
         let globs: Vec<String> = self
@@ -196,7 +206,6 @@ impl Pipeline {
             .collect();
         let excluder = Excluder::new(&globs)?;
 
-        let mut tally = Tally::default();
         let triaged = timed(&mut report, "triage", || {
             let mut cache = match &self.cache_for {
                 Some(out) => triage::TriageCache::open(out, self.cache_dir.as_deref(), &redactor),
@@ -240,8 +249,6 @@ impl Pipeline {
         report.lines = extracted.lines;
         report.skips.extend(triaged.skips);
         report.skips.extend(extracted.skips);
-        let history = extract::history(raw_history, &redactor, &mut tally);
-        let starts = extract::starts(raw_starts, &redactor, &mut tally);
         let mut setup_skips = Vec::new();
         let setup = timed(&mut report, "setup", || {
             crate::knowledge::setup::read(&sources.roots, &redactor, &mut setup_skips, &mut tally)

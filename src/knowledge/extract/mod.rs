@@ -111,23 +111,59 @@ const BATCH: usize = 4096;
 
 /// History lines, redacted, in time order.
 pub fn history(raw: Vec<RawHistory>, r: &Redactor, tally: &mut Tally) -> Vec<HistoryEntry> {
-    let mut sc = Scrub::new(r);
-    let mut out: Vec<HistoryEntry> = raw
-        .into_iter()
-        .map(|h| HistoryEntry {
-            ts: h.ts,
-            display: sc.owned(h.display),
-            project: sc.opt(h.project.as_deref()),
-            session_id: sc.opt(h.session_id.as_deref()),
+    // A long-used history holds tens of thousands of prompts, redacted
+    // anew at every build: on every core, and each of its few projects
+    // and sessions redacted once per batch.
+    let batches: Vec<(Vec<HistoryEntry>, Tally)> = raw
+        .par_chunks(HISTORY_BATCH)
+        .map(|batch| {
+            let mut sc = Scrub::new(r);
+            let mut seen = Seen::default();
+            let entries = batch
+                .iter()
+                .map(|h| HistoryEntry {
+                    ts: h.ts,
+                    display: sc.text(&h.display),
+                    project: h.project.as_deref().map(|p| seen.text(&mut sc, p)),
+                    session_id: h.session_id.as_deref().map(|id| seen.text(&mut sc, id)),
+                })
+                .collect();
+            (entries, sc.tally)
         })
         .collect();
+    let mut out = Vec::with_capacity(raw.len());
+    for (entries, t) in batches {
+        out.extend(entries);
+        tally.add(&t);
+    }
     out.sort_by(|a, b| {
         a.ts.cmp(&b.ts)
             .then_with(|| a.display.cmp(&b.display))
             .then_with(|| a.project.cmp(&b.project))
     });
-    tally.add(&sc.tally);
     out
+}
+
+/// Prompts of the history redacted by one task.
+const HISTORY_BATCH: usize = 2048;
+
+/// Short texts that repeat (a project's path, a session's id), each
+/// redacted once: what the redactor made of it and what it counted.
+#[derive(Default)]
+struct Seen<'a> {
+    texts: std::collections::HashMap<&'a str, (crate::knowledge::redact::Text, Tally)>,
+}
+
+impl<'a> Seen<'a> {
+    /// `raw` redacted, counted in `sc` as if it were redacted again.
+    fn text(&mut self, sc: &mut Scrub<'_>, raw: &'a str) -> crate::knowledge::redact::Text {
+        let (text, counted) = self.texts.entry(raw).or_insert_with(|| {
+            let mut once = Scrub::new(sc.redactor());
+            (once.text(raw), once.tally)
+        });
+        sc.tally.add(counted);
+        text.clone()
+    }
 }
 
 /// Session metadata, redacted, in order of start.
@@ -164,5 +200,68 @@ fn stow(d: &mut FileDigest, spill: &Spill) {
     }
     if let Some((_, _, a)) = &mut d.subagent {
         spill.stow(&mut a.turns);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::redact::RedactConfig;
+    use chrono::{TimeZone, Utc};
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// The history redacted in batches, each project and session
+        /// once, reads and counts exactly as every field redacted on its
+        /// own, in one pass.
+        #[test]
+        fn history_in_batches_is_the_history_redacted_one_by_one(
+            picks in proptest::collection::vec((0usize..6, 0usize..4, 0usize..5, 0i64..50), 0..5000),
+        ) {
+            let red = Redactor::new(&RedactConfig {
+                home_dirs: vec!["/home/dana".into()],
+                usernames: vec!["dana".into()],
+                extra_patterns: Vec::new(),
+            })
+            .expect("redactor");
+            let displays = [
+                "fix the build",
+                "look at /home/dana/code/app/main.rs",
+                "dana's key is sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+                "",
+                "ask Dana about C:\\Users\\dana\\x",
+                "plain words",
+            ];
+            let projects = [None, Some("/home/dana/code/app"), Some("/srv/app"), Some("/home/dana")];
+            let sessions = [None, Some("s-1"), Some("s-2"), Some("dana-session"), Some("s-3")];
+            let raw: Vec<RawHistory> = picks
+                .iter()
+                .map(|&(d, p, s, t)| RawHistory {
+                    ts: Utc.timestamp_opt(1_700_000_000 + t, 0).single().expect("time"),
+                    display: displays[d].to_string(),
+                    project: projects[p].map(str::to_string),
+                    session_id: sessions[s].map(str::to_string),
+                })
+                .collect();
+            let mut tally = Tally::default();
+            let got = history(raw.clone(), &red, &mut tally);
+            let mut sc = Scrub::new(&red);
+            let mut want: Vec<HistoryEntry> = raw
+                .iter()
+                .map(|h| HistoryEntry {
+                    ts: h.ts,
+                    display: sc.text(&h.display),
+                    project: sc.opt(h.project.as_deref()),
+                    session_id: sc.opt(h.session_id.as_deref()),
+                })
+                .collect();
+            want.sort_by(|a, b| {
+                a.ts.cmp(&b.ts)
+                    .then_with(|| a.display.cmp(&b.display))
+                    .then_with(|| a.project.cmp(&b.project))
+            });
+            proptest::prop_assert_eq!(got, want);
+            proptest::prop_assert_eq!(tally, sc.tally);
+        }
     }
 }
