@@ -11,7 +11,7 @@ use crate::base::skip::Skip;
 use crate::knowledge::cache::{Cache, CacheStats};
 use crate::knowledge::exclude::Excluder;
 use crate::knowledge::identity::Identity;
-use crate::knowledge::model::Knowledge;
+use crate::knowledge::model::{HistoryEntry, Knowledge, SessionStart};
 use crate::knowledge::redact::{RedactConfig, Redactor, Tally};
 use crate::knowledge::spill::Spill;
 use crate::knowledge::{extract, triage};
@@ -176,27 +176,47 @@ impl Pipeline {
         self.load_from(sources, report)
     }
 
-    /// Read everything [`Pipeline::discover`] found, redacted.
-    pub fn load_from(
+    /// Whose data this is, learned from where its prompts and sessions
+    /// were typed (the history is read as identity's input); the redactor
+    /// that follows; and the history and session starts, redacted.
+    fn learn(
         &self,
-        sources: discover::Sources,
-        mut report: LoadReport,
-    ) -> Result<(Knowledge, LoadReport), Error> {
-        // Whose data this is comes from where the prompts and sessions
-        // were typed: the history is read as identity's input.
+        sources: &discover::Sources,
+        report: &mut LoadReport,
+    ) -> Result<Learned, Error> {
         let mut skips = Vec::new();
-        let (raw_history, raw_starts, identity) = timed(&mut report, "identity", || {
-            let (raw_history, raw_starts) = read_history(&sources, &mut skips);
+        let (raw_history, raw_starts, identity) = timed(report, "identity", || {
+            let (raw_history, raw_starts) = read_history(sources, &mut skips);
             let identity = Identity::learn(&sources.roots, &raw_history, &raw_starts);
             (raw_history, raw_starts, identity)
         });
         report.skips.extend(skips);
         let redactor = self.redactor(&identity)?;
         let mut tally = Tally::default();
-        let (history, starts) = timed(&mut report, "history", || {
+        let (history, starts) = timed(report, "history", || {
             let history = extract::history(raw_history, &redactor, &mut tally);
             (history, extract::starts(raw_starts, &redactor, &mut tally))
         });
+        Ok(Learned {
+            redactor,
+            history,
+            starts,
+            tally,
+        })
+    }
+
+    /// Read everything [`Pipeline::discover`] found, redacted.
+    pub fn load_from(
+        &self,
+        sources: discover::Sources,
+        mut report: LoadReport,
+    ) -> Result<(Knowledge, LoadReport), Error> {
+        let Learned {
+            redactor,
+            history,
+            starts,
+            mut tally,
+        } = self.learn(&sources, &mut report)?;
         // Globs name paths as the user knows them: redact them like the
         // paths they are matched against.
         let globs: Vec<String> = self
@@ -274,6 +294,15 @@ impl Pipeline {
 
 /// History and session metadata, raw. They are small: read first, for
 /// the identity as much as for the timeline.
+/// What [`Pipeline::learn`] gives.
+struct Learned {
+    redactor: Redactor,
+    history: Vec<HistoryEntry>,
+    starts: Vec<SessionStart>,
+    /// What redacting the history and session starts replaced.
+    tally: Tally,
+}
+
 fn read_history(
     sources: &discover::Sources,
     skips: &mut Vec<Skip>,
