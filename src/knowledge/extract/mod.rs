@@ -17,7 +17,7 @@ pub use transcript::{read_fresh, read_transcript, FileDigest, ReaderState, Shelv
 
 use crate::base::skip::Skip;
 use crate::knowledge::model::{HistoryEntry, Session, SessionStart};
-use crate::knowledge::redact::{Redactor, Scrub, Tally};
+use crate::knowledge::redact::{Redactor, Scrub, Tally, Text};
 use crate::knowledge::spill::Spill;
 use crate::source::discover::Root;
 use crate::source::history::{RawHistory, RawStart};
@@ -151,12 +151,12 @@ const HISTORY_BATCH: usize = 2048;
 /// redacted once: what the redactor made of it and what it counted.
 #[derive(Default)]
 struct Seen<'a> {
-    texts: std::collections::HashMap<&'a str, (crate::knowledge::redact::Text, Tally)>,
+    texts: std::collections::HashMap<&'a str, (Text, Tally)>,
 }
 
 impl<'a> Seen<'a> {
     /// `raw` redacted, counted in `sc` as if it were redacted again.
-    fn text(&mut self, sc: &mut Scrub<'_>, raw: &'a str) -> crate::knowledge::redact::Text {
+    fn text(&mut self, sc: &mut Scrub<'_>, raw: &'a str) -> Text {
         let (text, counted) = self.texts.entry(raw).or_insert_with(|| {
             let mut once = Scrub::new(sc.redactor());
             (once.text(raw), once.tally)
