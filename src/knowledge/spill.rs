@@ -546,9 +546,9 @@ impl Spill {
     }
 
     /// The turns at `at` (indexes into the whole list, ascending, each
-    /// once), in that order. A chunk is read and decoded once, however many of them it
-    /// holds: a file's page takes one turn for each change, and the
-    /// changes of one session often share a chunk.
+    /// once), in that order. A chunk is read and decoded once, however
+    /// many of them it holds: a file's page takes one turn for each
+    /// change, and the changes of one session often share a chunk.
     pub fn load_at(&self, turns: &Turns, at: &[usize]) -> Result<Vec<Turn>, crate::Error> {
         let mut out = Vec::with_capacity(at.len());
         let mut start = 0;
@@ -726,8 +726,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Picked turns, stored or held, come back as a range of one
-        /// each would give them, in order.
+        /// Picked turns, stored or held, come back as they were, in the
+        /// order asked.
         #[test]
         fn picked_turns_are_the_turns_at_those_places(
             picks in proptest::collection::btree_set(0usize..300, 0..40),

@@ -7,9 +7,9 @@ use super::links::Links;
 use super::views::{BackupRow, ChangeView, FileRow, FileView, Link};
 use super::{Page, View};
 use crate::base::slugs::SlugSet;
-use crate::knowledge::model::{Block, Session, Turn};
+use crate::knowledge::model::{Block, Session, ToolCall, Turn};
 use chrono::{DateTime, Utc};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A call that changed a file, where its session's turns hold it.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -73,39 +73,42 @@ pub struct LoadedFile<'m> {
 
 impl<'m> FilePage<'m> {
     pub fn load(&'m self) -> Result<LoadedFile<'m>, crate::Error> {
-        // The turns each session holds changes in, each session's read
-        // in one pass (a chunk decoded once for all its changes).
+        // Where each change is: (session, turn, block). Each session's
+        // turns are read in one pass (a chunk decoded once for all the
+        // changes it holds), and only the calls that are changes kept.
+        let places: HashSet<(usize, usize, usize)> = self
+            .changes
+            .iter()
+            .map(|c| (c.session, c.found.turn, c.found.block))
+            .collect();
         let mut wanted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for c in &self.changes {
-            wanted.entry(c.session).or_default().push(c.found.turn);
+        for &(session, turn, _) in &places {
+            wanted.entry(session).or_default().push(turn);
         }
-        let mut loaded: HashMap<(usize, usize), Turn> = HashMap::new();
+        let mut found: HashMap<(usize, usize, usize), ToolCall> = HashMap::new();
         for (session, mut turns) in wanted {
             turns.sort_unstable();
             turns.dedup();
             let s = &self.model.sessions[session];
             let read = self.model.spill.load_at(&s.turns, &turns)?;
-            loaded.extend(turns.into_iter().map(|t| (session, t)).zip(read));
+            for (t, turn) in turns.into_iter().zip(read) {
+                let Turn::Assistant { blocks, .. } = turn else {
+                    continue;
+                };
+                for (b, block) in blocks.into_iter().enumerate() {
+                    match block {
+                        Block::Tool(call) if places.contains(&(session, t, b)) => {
+                            found.insert((session, t, b), call);
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
         let calls = self
             .changes
             .iter()
-            .map(|c| {
-                let Some(Turn::Assistant { blocks, .. }) =
-                    loaded.get_mut(&(c.session, c.found.turn))
-                else {
-                    return None;
-                };
-                let block = blocks.get_mut(c.found.block)?;
-                // Each change is a block of its own: taken, not copied.
-                match std::mem::replace(block, Block::Text(Default::default())) {
-                    Block::Tool(call) => Some(call),
-                    text @ Block::Text(_) => {
-                        *block = text;
-                        None
-                    }
-                }
-            })
+            .map(|c| found.remove(&(c.session, c.found.turn, c.found.block)))
             .collect();
         Ok(LoadedFile { page: self, calls })
     }
