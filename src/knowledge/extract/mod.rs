@@ -114,24 +114,28 @@ pub fn history(raw: Vec<RawHistory>, r: &Redactor, tally: &mut Tally) -> Vec<His
     // A long-used history holds tens of thousands of prompts, redacted
     // anew at every build: on every core, and each of its few projects
     // and sessions redacted once per batch.
+    let len = raw.len();
+    // Taken, not borrowed: each prompt's text is redacted in its own
+    // buffer, and freed as its batch is done.
     let batches: Vec<(Vec<HistoryEntry>, Tally)> = raw
-        .par_chunks(HISTORY_BATCH)
+        .into_par_iter()
+        .chunks(HISTORY_BATCH)
         .map(|batch| {
             let mut sc = Scrub::new(r);
             let mut seen = Seen::default();
             let entries = batch
-                .iter()
+                .into_iter()
                 .map(|h| HistoryEntry {
                     ts: h.ts,
-                    display: sc.text(&h.display),
                     project: h.project.as_deref().map(|p| seen.text(&mut sc, p)),
                     session_id: h.session_id.as_deref().map(|id| seen.text(&mut sc, id)),
+                    display: sc.owned(h.display),
                 })
                 .collect();
             (entries, sc.tally)
         })
         .collect();
-    let mut out = Vec::with_capacity(raw.len());
+    let mut out = Vec::with_capacity(len);
     for (entries, t) in batches {
         out.extend(entries);
         tally.add(&t);
@@ -150,19 +154,23 @@ const HISTORY_BATCH: usize = 2048;
 /// Short texts that repeat (a project's path, a session's id), each
 /// redacted once: what the redactor made of it and what it counted.
 #[derive(Default)]
-struct Seen<'a> {
-    texts: std::collections::HashMap<&'a str, (Text, Tally)>,
+struct Seen {
+    texts: std::collections::HashMap<String, (Text, Tally)>,
 }
 
-impl<'a> Seen<'a> {
+impl Seen {
     /// `raw` redacted, counted in `sc` as if it were redacted again.
-    fn text(&mut self, sc: &mut Scrub<'_>, raw: &'a str) -> Text {
-        let (text, counted) = self.texts.entry(raw).or_insert_with(|| {
-            let mut once = Scrub::new(sc.redactor());
-            (once.text(raw), once.tally)
-        });
-        sc.tally.add(counted);
-        text.clone()
+    fn text(&mut self, sc: &mut Scrub<'_>, raw: &str) -> Text {
+        if let Some((text, counted)) = self.texts.get(raw) {
+            sc.tally.add(counted);
+            return text.clone();
+        }
+        let mut once = Scrub::new(sc.redactor());
+        let text = once.text(raw);
+        sc.tally.add(&once.tally);
+        self.texts
+            .insert(raw.to_string(), (text.clone(), once.tally));
+        text
     }
 }
 
