@@ -5,7 +5,7 @@
 #   bash benches/run.sh --sizes "100MB 1GB 4GB"   # pick the sizes
 #   bash benches/run.sh --big                     # add 3GB + one 1GB session file (peak RSS case)
 #   bash benches/run.sh --compare                 # add claude-code-log and claude-code-transcripts on the 100MB data
-#   bash benches/run.sh --shapes                  # add 100,000 tiny sessions and 10,000 memory files
+#   bash benches/run.sh --shapes                  # add 100,000 tiny sessions, 10,000 memory files and a 50,000-prompt history
 #   bash benches/run.sh --keep                    # keep the built sites under target/bench-out
 #   bash benches/run.sh --runs 3                  # cold builds and rg runs per size (default 2)
 #   bash benches/run.sh --no-wait                 # do not wait for idle CPUs before each run
@@ -400,6 +400,7 @@ shape() {
 if [ "$SHAPES" -eq 1 ]; then
     shape "100k-tiny-sessions" tiny
     shape "10k-memory-files" memory
+    shape "50k-prompt-history" history
 fi
 
 # ------------------------------------------------------------------ the neighbours

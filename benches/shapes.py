@@ -3,6 +3,7 @@
 
   python3 benches/shapes.py tiny DIR      # 100,000 sessions of 3 lines in 200 projects
   python3 benches/shapes.py memory DIR    # 10,000 memory files in one project, indexed
+  python3 benches/shapes.py history DIR   # a long-used history: 50,000 prompts, 300 short sessions
 
 Same arguments, same bytes (seeded). DIR must not exist or be empty.
 """
@@ -60,10 +61,42 @@ def memory(root, files=10000):
         f.write(json.dumps(session) + "\n")
 
 
+def history(root, prompts=50000, projects=30, sessions=300):
+    """A year and a half of typing: every prompt in history.jsonl (with
+    home paths and words to redact), and a few short sessions for a site."""
+    rng = random.Random(3)
+    words = ("fix the flaky test in the parser, then run the suite again; look at the "
+             "cache layer and the retry logic before the release branch is cut").split()
+    sids = []
+    for s in range(sessions):
+        p = s % projects
+        d = os.path.join(root, "projects", f"-home-u-code-p{p:02d}")
+        os.makedirs(d, exist_ok=True)
+        sid = str(uuid.UUID(int=rng.getrandbits(128)))
+        sids.append((sid, f"/home/u/code/p{p:02d}"))
+        ts = f"2026-{1 + s % 12:02d}-{1 + s % 28:02d}T{s % 24:02d}:00:00Z"
+        line = {"type": "user", "sessionId": sid, "uuid": "u1", "cwd": sids[-1][1],
+                "timestamp": ts, "message": {"role": "user", "content": f"task {s}"}}
+        with open(os.path.join(d, f"{sid}.jsonl"), "w") as f:
+            f.write(json.dumps(line) + "\n")
+    start_ms = 1_735_689_600_000  # 2025-01-01
+    span_ms = 540 * 86_400_000  # eighteen months
+    with open(os.path.join(root, "history.jsonl"), "w") as f:
+        for i in range(prompts):
+            sid, cwd = sids[rng.randrange(sessions)]
+            text = " ".join(rng.choice(words) for _ in range(rng.randrange(4, 40)))
+            if i % 3 == 0:
+                text += f" in {cwd}/src/mod_{i % 97}.rs"
+            entry = {"display": f"{text} ({i})", "pastedContents": {},
+                     "timestamp": start_ms + span_ms * i // prompts,
+                     "project": cwd, "sessionId": sid}
+            f.write(json.dumps(entry) + "\n")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("tiny", "memory"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("tiny", "memory", "history"):
         sys.exit(__doc__)
     shape, root = sys.argv[1], sys.argv[2]
     if os.path.exists(root) and os.listdir(root):
         sys.exit(f"{root} is not empty")
-    {"tiny": tiny, "memory": memory}[shape](root)
+    {"tiny": tiny, "memory": memory, "history": history}[shape](root)
