@@ -298,6 +298,8 @@ fn turns_held_during_a_build_leave_no_file_behind() {
                 || f.ends_with("pages.bin")
                 || f.ends_with("memories.bin")
                 || f.ends_with("last-build.bin")
+                || f.ends_with("history.bin")
+                || f.contains("history/")
                 || f.contains("states"),
             "unexpected file left in the cache directory: {f}"
         );

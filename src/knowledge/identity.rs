@@ -10,7 +10,7 @@
 
 use crate::knowledge::redact::Redactor;
 use crate::source::discover::{Root, TranscriptFile};
-use crate::source::history::{RawHistory, RawStart};
+use crate::source::history::RawStart;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -25,8 +25,13 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// Learn from every root, and the history and session metadata already read.
-    pub fn learn(roots: &[Root], history: &[RawHistory], starts: &[RawStart]) -> Identity {
+    /// Learn from every root, the projects the history names and the
+    /// session metadata already read.
+    pub fn learn<'a>(
+        roots: &[Root],
+        projects: impl Iterator<Item = &'a str>,
+        starts: &[RawStart],
+    ) -> Identity {
         let mut id = Identity::default();
         let heads: Vec<Vec<String>> = roots
             .par_iter()
@@ -37,9 +42,11 @@ impl Identity {
             .iter()
             .flatten()
             .map(String::as_str)
-            .chain(history.iter().filter_map(|h| h.project.as_deref()))
             .chain(starts.iter().filter_map(|s| s.cwd.as_deref()));
         for p in paths {
+            id.add_path(p);
+        }
+        for p in projects {
             id.add_path(p);
         }
         let folders: BTreeSet<&str> = roots
@@ -153,7 +160,7 @@ mod tests {
             .expect("discover")
             .roots;
         assert!(roots[0].transcripts.iter().all(|t| t.head.get().is_none()));
-        let id = Identity::learn(&roots, &[], &[]);
+        let id = Identity::learn(&roots, std::iter::empty(), &[]);
         assert!(id.homes.contains("/home/dana"));
         for t in &roots[0].transcripts {
             let bytes = std::fs::read(&t.path).expect("read");

@@ -5,6 +5,7 @@ pub mod aliases;
 pub mod cache;
 pub mod exclude;
 pub mod extract;
+pub mod history;
 pub mod identity;
 pub mod model;
 pub mod pack;

@@ -14,8 +14,8 @@ use crate::knowledge::identity::Identity;
 use crate::knowledge::model::{HistoryEntry, Knowledge, SessionStart};
 use crate::knowledge::redact::{RedactConfig, Redactor, Tally};
 use crate::knowledge::spill::Spill;
-use crate::knowledge::{extract, triage};
-use crate::source::{discover, history};
+use crate::knowledge::{extract, history, triage};
+use crate::source::{discover, history as source_history};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -185,18 +185,23 @@ impl Pipeline {
         report: &mut LoadReport,
     ) -> Result<Learned, Error> {
         let mut skips = Vec::new();
-        let (raw_history, raw_starts, identity) = timed(report, "identity", || {
-            let (raw_history, raw_starts) = read_history(sources, &mut skips);
-            let identity = Identity::learn(&sources.roots, &raw_history, &raw_starts);
-            (raw_history, raw_starts, identity)
+        let cache = match &self.cache_for {
+            Some(out) => history::HistoryCache::open(out, self.cache_dir.as_deref()),
+            None => history::HistoryCache::disabled(),
+        };
+        let (read, raw_starts, identity) = timed(report, "identity", || {
+            let read = history::read(&sources.roots, cache);
+            let raw_starts = read_starts(sources, &mut skips);
+            let identity = Identity::learn(&sources.roots, read.projects(), &raw_starts);
+            (read, raw_starts, identity)
         });
-        report.skips.extend(skips);
         let redactor = self.redactor(&identity)?;
         let mut tally = Tally::default();
         let (history, starts) = timed(report, "history", || {
-            let history = extract::history(raw_history, &redactor, &mut tally);
-            (history, extract::starts(raw_starts, &redactor, &mut tally))
+            let prompts = history::redact(read, &redactor, &mut tally, &mut skips);
+            (prompts, extract::starts(raw_starts, &redactor, &mut tally))
         });
+        report.skips.extend(skips);
         Ok(Learned {
             redactor,
             history,
@@ -303,21 +308,16 @@ struct Learned {
     tally: Tally,
 }
 
-fn read_history(
+fn read_starts(
     sources: &discover::Sources,
     skips: &mut Vec<Skip>,
-) -> (Vec<history::RawHistory>, Vec<history::RawStart>) {
-    let mut raw_history = Vec::new();
-    let mut raw_starts = Vec::new();
-    for r in &sources.roots {
-        if let Some(h) = &r.history {
-            raw_history.extend(history::read_history(h, skips));
-        }
-        for s in &r.session_starts {
-            raw_starts.extend(history::read_session_start(s, skips));
-        }
-    }
-    (raw_history, raw_starts)
+) -> Vec<source_history::RawStart> {
+    sources
+        .roots
+        .iter()
+        .flat_map(|r| &r.session_starts)
+        .filter_map(|s| source_history::read_session_start(s, skips))
+        .collect()
 }
 
 /// The archive's view is a data root: never read it as a source (it is

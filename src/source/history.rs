@@ -1,12 +1,14 @@
 //! `history.jsonl` (prompts typed, by project) and `sessions/<pid>.json`
 //! (when and how sessions started).
 
-use super::jsonl::{for_each_line, parse_line, Str};
+use super::jsonl::{for_each_line, parse_line, Line, Str};
 use crate::base::skip::Skip;
 use chrono::{DateTime, TimeZone, Utc};
 use serde::Deserialize;
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::path::Path;
+use xxhash_rust::xxh3::Xxh3Default;
 
 /// A timestamp given as milliseconds since the epoch or as an ISO string.
 #[derive(Debug, Default)]
@@ -47,46 +49,155 @@ struct HistoryLine {
     session_id: Str,
 }
 
-/// Read `history.jsonl`, streaming. Lines without a usable time are skipped.
-pub fn read_history(path: &Path, skips: &mut Vec<Skip>) -> Vec<RawHistory> {
-    let mut out = Vec::new();
-    let mut pending: Option<Skip> = None;
+/// What identity needs of a line the last build already redacted: its
+/// project. The prompt is skipped, not decoded.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ProjectOnly {
+    project: Str,
+}
+
+/// Where a history file's complete lines ended when it was last read, and
+/// a hash of those lines: a file that still starts with them only grew.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seal {
+    /// Byte offset just past the last complete line.
+    pub offset: u64,
+    /// The number of lines before it.
+    pub line: u64,
+    /// A hash of every line before it (its text, number and end).
+    pub hash: u64,
+}
+
+/// One reading of a history file.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// The projects every line names, each once, unredacted: what
+    /// identity learns from (lines without a time too).
+    pub projects: BTreeSet<String>,
+    /// Whether the file still starts with the lines the seal it was read
+    /// with covers: then those lines were only looked at for their
+    /// project, and `lines` holds the ones after them.
+    pub kept: bool,
+    /// The complete lines read in full, in file order.
+    pub lines: Vec<RawHistory>,
+    /// What was wrong with complete lines read in full.
+    pub skips: Vec<Skip>,
+    /// A last line without its newline (a writer still at work): read in
+    /// full at every build, never sealed.
+    pub open: Option<RawHistory>,
+    pub open_skip: Option<Skip>,
+    /// The seal of this reading: every complete line.
+    pub seal: Seal,
+}
+
+/// The running hash of a file's lines, as [`Seal`] keeps it.
+struct LineHasher(Xxh3Default);
+
+impl LineHasher {
+    fn add(&mut self, line: &Line<'_>) {
+        self.0.update(line.text.as_bytes());
+        self.0.update(&line.number.to_le_bytes());
+        self.0.update(&line.end.to_le_bytes());
+    }
+}
+
+/// Read `history.jsonl`, streaming. Lines without a usable time are
+/// skipped. When `sealed` is what the file still starts with, the lines
+/// it covers are only looked at for their project.
+pub fn scan_history(path: &Path, sealed: Option<Seal>) -> Scan {
+    let mut scan = Scan::default();
+    let mut hasher = LineHasher(Xxh3Default::new());
+    let light_to = sealed.map_or(0, |s| s.offset);
     let result = for_each_line(path, |line| {
-        if let Some(s) = pending.take() {
-            skips.push(s);
+        if !line.unterminated {
+            hasher.add(&line);
+            scan.seal.offset = line.end;
+            scan.seal.line = line.number;
         }
         let mut repaired = None;
-        match parse_line::<HistoryLine>(&line.text, &mut repaired) {
-            Ok(h) => match h.timestamp.0 {
-                Some(ts) => out.push(RawHistory {
-                    ts,
-                    display: h.display.0.unwrap_or_default(),
-                    project: h.project.0.filter(|p| !p.is_empty()),
-                    session_id: h.session_id.0.filter(|s| !s.is_empty()),
-                }),
-                None => skips.push(Skip::line(
-                    path,
-                    line.number,
-                    "history line without a timestamp",
-                )),
-            },
-            Err(e) => {
-                let reason = if line.unterminated {
-                    "incomplete last line (file still being written?)".to_string()
-                } else {
-                    format!("malformed JSON: {e}")
-                };
-                pending = Some(Skip::line(path, line.number, reason));
+        if line.end <= light_to {
+            if let Ok(p) = parse_line::<ProjectOnly>(&line.text, &mut repaired) {
+                add_project(&mut scan.projects, p.project);
             }
+            if line.end == light_to {
+                scan.kept = sealed.is_some_and(|s| {
+                    !line.unterminated && s.line == line.number && s.hash == hasher.0.digest()
+                });
+            }
+            return;
+        }
+        let (entry, skip) = read_line(path, &line, &mut scan.projects);
+        if line.unterminated {
+            scan.open = entry;
+            scan.open_skip = skip;
+        } else {
+            scan.lines.extend(entry);
+            scan.skips.extend(skip);
         }
     });
-    if let Some(s) = pending {
-        skips.push(s);
-    }
     if let Err(e) = result {
-        skips.push(Skip::file(path, format!("cannot read: {e}")));
+        scan.skips
+            .push(Skip::file(path, format!("cannot read: {e}")));
     }
-    out
+    if light_to > 0 && !scan.kept {
+        // The file was rewritten (or could not be read): read it again in full.
+        return scan_history(path, None);
+    }
+    scan.seal.hash = hasher.0.digest();
+    scan
+}
+
+fn add_project(projects: &mut BTreeSet<String>, project: Str) {
+    if let Some(p) = project.0.filter(|p| !p.is_empty()) {
+        projects.insert(p);
+    }
+}
+
+/// One line read in full: its entry, or why there is none.
+fn read_line(
+    path: &Path,
+    line: &Line<'_>,
+    projects: &mut BTreeSet<String>,
+) -> (Option<RawHistory>, Option<Skip>) {
+    let mut repaired = None;
+    match parse_line::<HistoryLine>(&line.text, &mut repaired) {
+        Ok(h) => {
+            let project = h.project.0.filter(|p| !p.is_empty());
+            if let Some(p) = &project {
+                if !projects.contains(p) {
+                    projects.insert(p.clone());
+                }
+            }
+            match h.timestamp.0 {
+                Some(ts) => (
+                    Some(RawHistory {
+                        ts,
+                        display: h.display.0.unwrap_or_default(),
+                        project,
+                        session_id: h.session_id.0.filter(|s| !s.is_empty()),
+                    }),
+                    None,
+                ),
+                None => (
+                    None,
+                    Some(Skip::line(
+                        path,
+                        line.number,
+                        "history line without a timestamp",
+                    )),
+                ),
+            }
+        }
+        Err(e) => {
+            let reason = if line.unterminated {
+                "incomplete last line (file still being written?)".to_string()
+            } else {
+                format!("malformed JSON: {e}")
+            };
+            (None, Some(Skip::line(path, line.number, reason)))
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -148,8 +259,8 @@ mod tests {
             r#"{{"display":"iso","timestamp":"2026-01-02T03:04:05Z"}}"#
         )
         .unwrap();
-        let mut skips = Vec::new();
-        let h = read_history(f.path(), &mut skips);
+        let scan = scan_history(f.path(), None);
+        let (h, skips) = (scan.lines, scan.skips);
         assert_eq!(h.len(), 3);
         assert_eq!(h[0].session_id.as_deref(), Some("s1"));
         assert_eq!(h[0].ts.timestamp_millis(), 1768719367888);

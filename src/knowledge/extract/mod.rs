@@ -109,7 +109,7 @@ pub fn extract_cached<'s>(
 /// the parts' inline room) stay small.
 const BATCH: usize = 4096;
 
-/// History lines, redacted, in time order.
+/// History lines, redacted, in the order given.
 pub fn history(raw: Vec<RawHistory>, r: &Redactor, tally: &mut Tally) -> Vec<HistoryEntry> {
     // A long-used history holds tens of thousands of prompts, redacted
     // anew at every build: on every core, and each of its few projects
@@ -140,11 +140,6 @@ pub fn history(raw: Vec<RawHistory>, r: &Redactor, tally: &mut Tally) -> Vec<His
         out.extend(entries);
         tally.add(&t);
     }
-    out.sort_by(|a, b| {
-        a.ts.cmp(&b.ts)
-            .then_with(|| a.display.cmp(&b.display))
-            .then_with(|| a.project.cmp(&b.project))
-    });
     out
 }
 
@@ -254,7 +249,7 @@ mod tests {
             let mut tally = Tally::default();
             let got = history(raw.clone(), &red, &mut tally);
             let mut sc = Scrub::new(&red);
-            let mut want: Vec<HistoryEntry> = raw
+            let want: Vec<HistoryEntry> = raw
                 .iter()
                 .map(|h| HistoryEntry {
                     ts: h.ts,
@@ -263,11 +258,6 @@ mod tests {
                     session_id: sc.opt(h.session_id.as_deref()),
                 })
                 .collect();
-            want.sort_by(|a, b| {
-                a.ts.cmp(&b.ts)
-                    .then_with(|| a.display.cmp(&b.display))
-                    .then_with(|| a.project.cmp(&b.project))
-            });
             proptest::prop_assert_eq!(got, want);
             proptest::prop_assert_eq!(tally, sc.tally);
         }
