@@ -121,6 +121,19 @@ pub fn one_line(text: &str, max: usize) -> String {
             out.push(' ');
             count += 1;
         }
+        // Nearly every word is ASCII: copied whole, or cut, not a
+        // character at a time (the timeline shortens every prompt).
+        if word.is_ascii() {
+            let room = max.saturating_sub(count);
+            if word.len() <= room {
+                out.push_str(word);
+                count += word.len();
+                continue;
+            }
+            out.push_str(&word[..room]);
+            out.push('…');
+            return out;
+        }
         for c in word.chars() {
             if count >= max {
                 out.push('…');
@@ -219,7 +232,38 @@ mod tests {
         assert_eq!(back, "<script>alert(1)</script> & \u{2028}");
     }
 
+    /// [`one_line`] a character at a time: what it must still do.
+    fn one_line_by_chars(text: &str, max: usize) -> String {
+        let mut out = String::new();
+        let mut count = 0;
+        for word in text.split_whitespace() {
+            if count > 0 {
+                out.push(' ');
+                count += 1;
+            }
+            for c in word.chars() {
+                if count >= max {
+                    out.push('…');
+                    return out;
+                }
+                out.push(c);
+                count += 1;
+            }
+        }
+        out
+    }
+
     proptest::proptest! {
+        /// Words of ASCII and not, with any whitespace between them, cut
+        /// at any length, read as when they were cut a character at a time.
+        #[test]
+        fn one_line_is_the_text_cut_a_character_at_a_time(
+            text in "([a-z]{0,6}|é|日本|\\s{1,3}|\u{2003}){0,40}",
+            max in 0usize..60,
+        ) {
+            proptest::prop_assert_eq!(one_line(&text, max), one_line_by_chars(&text, max));
+        }
+
         /// Escaped as one character at a time would, at any place, beside
         /// any other character (others starting with E2 too: `€`, `…`).
         #[test]

@@ -7,7 +7,7 @@ use super::paging::{part_title, session_page_href, split_groups, LIST_ROWS};
 use super::views::{EntryKind, EntryRun, Link, MonthBar, TimelineDay, TimelineEntry, TimelineView};
 use super::{Page, View};
 use crate::knowledge::model::{one_line, short_id};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -134,18 +134,24 @@ type Days = Vec<(String, Vec<usize>)>;
 /// its days and the entries of each (their places in `all`).
 fn months(all: &[TimelineEntry]) -> Vec<(String, Days)> {
     let mut months: Vec<(String, Days)> = Vec::new();
+    // The day of the last entry: its keys are written only when it changes
+    // (a long history is tens of thousands of entries in a few hundred days).
+    let mut last = None;
     for (i, e) in all.iter().enumerate() {
-        let month = month_key(e.ts);
-        if months.last().is_none_or(|(m, _)| *m != month) {
-            months.push((month, Vec::new()));
+        let date = e.ts.date_naive();
+        if last != Some(date) {
+            if last.is_none_or(|d: chrono::NaiveDate| {
+                (d.year(), d.month()) != (date.year(), date.month())
+            }) {
+                months.push((month_key(e.ts), Vec::new()));
+            }
+            if let Some((_, days)) = months.last_mut() {
+                days.push((date.format("%Y-%m-%d").to_string(), Vec::new()));
+            }
+            last = Some(date);
         }
-        let Some((_, days)) = months.last_mut() else {
-            continue;
-        };
-        let day = e.ts.format("%Y-%m-%d").to_string();
-        match days.last_mut() {
-            Some((d, rows)) if *d == day => rows.push(i),
-            _ => days.push((day, vec![i])),
+        if let Some((_, rows)) = months.last_mut().and_then(|(_, days)| days.last_mut()) {
+            rows.push(i);
         }
     }
     months
@@ -264,7 +270,17 @@ mod tests {
                 }
             }
             let mut next = 0;
-            for (month, days) in months(&all) {
+            let months = months(&all);
+            // One run a month, one a day: never two in a row of the same.
+            for w in months.windows(2) {
+                proptest::prop_assert_ne!(&w[0].0, &w[1].0);
+            }
+            for (_, days) in &months {
+                for w in days.windows(2) {
+                    proptest::prop_assert_ne!(&w[0].0, &w[1].0);
+                }
+            }
+            for (month, days) in months {
                 for (day, rows) in days {
                     for &i in &rows {
                         proptest::prop_assert_eq!(i, next);
