@@ -157,6 +157,59 @@ fn appended_session_reads_only_its_tail() {
 }
 
 #[test]
+fn a_grown_history_redacts_only_its_new_prompts() {
+    let f = Fixture::new();
+    let old_month = f.out.join("timeline/2026-10/index.html");
+    let stamp = |p: &Path| fs::metadata(p).unwrap().modified().unwrap();
+    let before = stamp(&old_month);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    // A new session in the newest month, and its prompt in the history,
+    // as Claude Code writes them.
+    let sid = "3f6a1c2e-8b4d-4e7a-9c05-d2b1e8f7a640";
+    fs::write(
+        f.src
+            .join("projects/-home-dana-code-tide-api")
+            .join(format!("{sid}.jsonl")),
+        prompt_line(sid, "n-1", "count the pelicans").replace("2026-10-21", "2026-11-28"),
+    )
+    .unwrap();
+    let history = f.src.join("history.jsonl");
+    append(
+        &history,
+        &format!(
+            "{}\n",
+            serde_json::json!({"display":"count the pelicans in /home/dana/code/tide-api","pastedContents":{},"timestamp":1795000000000u64,"project":"/home/dana/code/tide-api","sessionId":sid})
+        ),
+    );
+    let r = f.check("a new session and its prompt");
+    let p = r.prompt_cache;
+    assert_eq!((p.kept, p.redacted), (20, 1), "{p:?}");
+    let newest = fs::read_to_string(f.out.join("timeline/index.html")).unwrap();
+    assert!(newest.contains("count the pelicans"));
+    assert!(!newest.contains("/home/dana"));
+    // The older month's page did not change: it was kept, not made again
+    // (its list of months links them; it counts nothing that changed).
+    assert_eq!(stamp(&old_month), before);
+    let pages = |r: &ccwiki::BuildReport| r.files_written - (r.files_unchanged - r.pages_kept);
+    assert!(
+        r.pages_kept > 0 && r.pages_kept < pages(&r),
+        "{} of {} pages kept",
+        r.pages_kept,
+        pages(&r)
+    );
+    // The history written anew: every prompt redacted again.
+    let text = fs::read_to_string(&history).unwrap();
+    fs::write(
+        &history,
+        text.replacen("Agreed on all three", "Agreed on all four", 1),
+    )
+    .unwrap();
+    let r = f.check("a history rewritten");
+    let p = r.prompt_cache;
+    assert_eq!((p.kept, p.redacted), (0, 21), "{p:?}");
+}
+
+#[test]
 fn edited_truncated_deleted_renamed_and_new_sessions() {
     let f = Fixture::new();
     // Edit in place, same size.

@@ -66,3 +66,33 @@ fn views_of_each_page_kind() {
         }
     }
 }
+
+/// A month's timeline page is made from its own entries and the list of
+/// months: a session started in a later month leaves it as it was, so the
+/// build keeps it without making it again.
+#[test]
+fn a_new_session_leaves_an_older_months_timeline_as_it_was() {
+    let view_of = |source: std::path::PathBuf| {
+        let (model, _) = Pipeline::new(vec![source]).load().expect("loads");
+        let site = assemble(&model).expect("assembles");
+        let page = site
+            .pages
+            .iter()
+            .find(|p| p.path == "timeline/2026-10/index.html")
+            .expect("an October page");
+        serde_json::to_string(&page.view).expect("view as JSON")
+    };
+    let before = view_of(common::demo());
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let src = tmp.path().join("claude");
+    common::copy_dir(&common::demo(), &src);
+    let sid = "3f6a1c2e-8b4d-4e7a-9c05-d2b1e8f7a640";
+    let line = serde_json::json!({"type":"user","sessionId":sid,"uuid":"n-1","cwd":"/home/dana/code/tide-api","timestamp":"2026-11-28T10:00:00Z","message":{"role":"user","content":"count the pelicans"}});
+    std::fs::write(
+        src.join(format!("projects/-home-dana-code-tide-api/{sid}.jsonl")),
+        format!("{line}\n"),
+    )
+    .expect("write");
+    let after = view_of(src);
+    assert_eq!(before, after);
+}

@@ -134,8 +134,12 @@ pub struct BuildReport {
     pub files_written: usize,
     /// Files whose bytes did not change, kept from the previous site.
     pub files_unchanged: usize,
+    /// Of those, pages not made again: made from the same inputs.
+    pub pages_kept: usize,
     /// How the incremental cache served the transcripts.
     pub cache: crate::knowledge::cache::CacheStats,
+    /// How the cache served the history's prompts.
+    pub prompt_cache: crate::knowledge::history::PromptStats,
     pub bytes_written: u64,
     pub transcript_bytes: u64,
     pub lines: u64,
@@ -311,6 +315,7 @@ fn commit(
     let written = Error::after_writing_began(timed(report, "write", || stager.commit()))?;
     report.files_written = written.files;
     report.files_unchanged = written.unchanged;
+    report.pages_kept = written.kept;
     report.bytes_written = written.bytes;
     if let Some(previous) = written.previous {
         if opts.leave_previous {
@@ -349,6 +354,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.skips.extend(loaded.skips);
     report.transcript_bytes = loaded.transcript_bytes;
     report.cache = loaded.cache;
+    report.prompt_cache = loaded.prompts;
     report.lines = loaded.lines;
     report.excluded = loaded.excluded;
     report.redactions = loaded.redactions;

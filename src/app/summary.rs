@@ -101,12 +101,13 @@ impl BuildReport {
             wln!(
                 s,
                 "  {:.1} MB of transcripts ({} lines); {} files, {:.1} MB, {} unchanged \
-                 since the last build",
+                 since the last build, {} of them not made again",
                 self.transcript_bytes as f64 / 1e6,
                 self.lines,
                 self.files_written,
                 self.bytes_written as f64 / 1e6,
-                self.files_unchanged
+                self.files_unchanged,
+                self.pages_kept
             );
         }
     }
@@ -153,6 +154,15 @@ impl BuildReport {
                 c.reused,
                 c.resumed,
                 c.read
+            );
+        }
+        let p = self.prompt_cache;
+        if p.kept > 0 {
+            wln!(
+                s,
+                "  cache: {} prompts of the history as redacted before, {} redacted now",
+                p.kept,
+                p.redacted
             );
         }
     }

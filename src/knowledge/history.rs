@@ -253,6 +253,15 @@ impl HistoryCache {
     }
 }
 
+/// How the cache served the history's prompts.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct PromptStats {
+    /// Prompts taken as the last build redacted them.
+    pub kept: usize,
+    /// Prompts redacted in this build.
+    pub redacted: usize,
+}
+
 /// Every history file of the sources, read: what identity needs of each,
 /// and what is left to redact.
 #[derive(Debug, Default)]
@@ -289,6 +298,7 @@ pub fn redact(
     redactor: &Redactor,
     tally: &mut Tally,
     skips: &mut Vec<Skip>,
+    stats: &mut PromptStats,
 ) -> Vec<HistoryEntry> {
     let Read { files, mut cache } = read;
     let mut all = Vec::new();
@@ -309,6 +319,8 @@ pub fn redact(
             }
         };
         let fresh = !scan.lines.is_empty() || !scan.skips.is_empty() || kept.seal != scan.seal;
+        stats.kept += entries.len();
+        stats.redacted += scan.lines.len() + usize::from(scan.open.is_some());
         let mut t = Tally::default();
         entries.extend(extract::history(scan.lines, redactor, &mut t));
         kept.tally.add(&t);
@@ -406,7 +418,13 @@ mod tests {
         let projects = read.projects().map(str::to_string).collect();
         let mut tally = Tally::default();
         let mut skips = Vec::new();
-        let got = redact(read, red, &mut tally, &mut skips);
+        let got = redact(
+            read,
+            red,
+            &mut tally,
+            &mut skips,
+            &mut PromptStats::default(),
+        );
         (got, tally, skips, projects)
     }
 

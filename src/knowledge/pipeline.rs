@@ -75,6 +75,8 @@ pub struct LoadReport {
     pub lines: u64,
     pub transcript_bytes: u64,
     pub cache: CacheStats,
+    /// How the cache served the history's prompts.
+    pub prompts: history::PromptStats,
     /// Sessions and memories left out by `exclude`.
     pub excluded: usize,
     /// Replacements made by redaction, by kind.
@@ -197,11 +199,13 @@ impl Pipeline {
         });
         let redactor = self.redactor(&identity)?;
         let mut tally = Tally::default();
+        let mut prompts = history::PromptStats::default();
         let (history, starts) = timed(report, "history", || {
-            let prompts = history::redact(read, &redactor, &mut tally, &mut skips);
-            (prompts, extract::starts(raw_starts, &redactor, &mut tally))
+            let entries = history::redact(read, &redactor, &mut tally, &mut skips, &mut prompts);
+            (entries, extract::starts(raw_starts, &redactor, &mut tally))
         });
         report.skips.extend(skips);
+        report.prompts = prompts;
         Ok(Learned {
             redactor,
             history,

@@ -29,6 +29,9 @@ pub struct Written {
     /// Files unchanged since the last build, hard-linked from it (their
     /// modification time kept, so git and rsync see nothing).
     pub unchanged: usize,
+    /// Of those, pages kept without being made again: made from the same
+    /// inputs as last time (see [`Stager::reuse`]).
+    pub kept: usize,
     /// What this build wrote, by path, for the next build.
     pub manifest: BTreeMap<String, FileRecord>,
     /// Every file of the new site with its length and modification time
@@ -110,6 +113,7 @@ pub struct Stager<'a> {
     /// files): path, length, modification time.
     others: Mutex<Vec<(String, u64, i64)>>,
     unchanged: AtomicUsize,
+    kept: AtomicUsize,
     bytes: AtomicU64,
     committed: bool,
 }
@@ -144,6 +148,7 @@ impl<'a> Stager<'a> {
             manifest: Mutex::new(BTreeMap::new()),
             others: Mutex::new(Vec::new()),
             unchanged: AtomicUsize::new(0),
+            kept: AtomicUsize::new(0),
             bytes: AtomicU64::new(0),
             committed: false,
         };
@@ -191,6 +196,7 @@ impl<'a> Stager<'a> {
             return Ok(false);
         };
         self.remember(rel, FileRecord { mtime, ..*record });
+        self.kept.fetch_add(1, Ordering::Relaxed);
         Ok(true)
     }
 
@@ -329,6 +335,7 @@ impl<'a> Stager<'a> {
             files: manifest.len(),
             bytes: self.bytes.load(Ordering::Relaxed),
             unchanged: self.unchanged.load(Ordering::Relaxed),
+            kept: self.kept.load(Ordering::Relaxed),
             manifest,
             previous,
         })

@@ -145,7 +145,7 @@ pub fn assemble_with<'m>(
     pages.push(usage::page(&l));
     pages.extend(setup::pages(&l, &setup));
     pages.extend(file_pages);
-    pages.extend(timeline::pages(&l, &activity));
+    pages.extend(timeline::pages(&l));
     Ok(Site {
         pages,
         session_pages,

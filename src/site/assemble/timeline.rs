@@ -4,7 +4,9 @@
 use super::format::month_key;
 use super::links::{project_key, Links};
 use super::paging::{part_title, session_page_href, split_groups, LIST_ROWS};
-use super::views::{EntryKind, EntryRun, Link, MonthBar, TimelineDay, TimelineEntry, TimelineView};
+use super::views::{
+    EntryKind, EntryRun, Link, MonthBar, MonthLink, TimelineDay, TimelineEntry, TimelineView,
+};
 use super::{Page, View};
 use crate::knowledge::model::{one_line, short_id};
 use chrono::{DateTime, Datelike, Utc};
@@ -34,20 +36,15 @@ pub(super) fn activity(l: &Links<'_>) -> Vec<MonthBar> {
 /// The timeline's pages: one per month (a busy month continues on pages
 /// 2, 3… of [`LIST_ROWS`] entries), and the index, a copy of the newest
 /// month's first page.
-pub(super) fn pages<'m>(l: &Links<'m>, activity: &[MonthBar]) -> Vec<Page<'m>> {
+pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
     // Not an `Arc<[_]>`: making one copies them all.
     let all = Arc::new(entries(l));
     let months = months(&all);
-    let bars: Vec<MonthBar> = months
+    let bars: Vec<MonthLink> = months
         .iter()
-        .map(|(k, _)| {
-            let bar = activity.iter().find(|a| a.month == *k);
-            MonthBar {
-                month: k.clone(),
-                sessions: bar.map_or(0, |a| a.sessions),
-                percent: bar.map_or(0, |a| a.percent),
-                href: format!("timeline/{k}/index.html"),
-            }
+        .map(|(k, _)| MonthLink {
+            month: k.clone(),
+            href: format!("timeline/{k}/index.html"),
         })
         .collect();
     // Every page in reading order, newest first: (month, which page of the

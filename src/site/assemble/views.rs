@@ -38,6 +38,13 @@ pub struct MonthBar {
     pub href: String,
 }
 
+/// A month of the timeline, in its navigation.
+#[derive(Debug, Clone, Serialize)]
+pub struct MonthLink {
+    pub month: String,
+    pub href: String,
+}
+
 /// One project in a list.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProjectCard {
@@ -344,7 +351,9 @@ pub struct TimelineView {
     pub month: Option<String>,
     /// `page 2 of 5` when the month continues over several pages.
     pub part: Option<String>,
-    pub months: Vec<MonthBar>,
+    /// Links, not bars: a bar's count changes with every new session,
+    /// and would make every page of the timeline anew.
+    pub months: Vec<MonthLink>,
     pub days: Vec<TimelineDay>,
     pub newer: Option<Link>,
     pub older: Option<Link>,
