@@ -30,6 +30,8 @@
 #      session id inside rewritten too), the site is rebuilt in place (with
 #      --timings, so the phases show what the cache saved), then the copy is
 #      deleted so the data stays pristine. Whatever the binary caches is used.
+#      The session's prompt is added to history.jsonl too, as Claude Code
+#      writes it, and cut off again afterwards.
 #   7. the floor: `rg -c --no-ignore --hidden '"type"' DIR` (rg recurses by
 #      itself; its -r is --replace), best of --runs.
 # Before each measured run the script flushes what earlier runs left to
@@ -93,9 +95,11 @@ CACHE_ROOT="$TARGET/bench-cache"
 ARCHIVE_ROOT="$TARGET/bench-archive"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/ccwiki-bench.XXXXXX")"
 ADDED=""   # a session file added for the rebuild figure, removed on exit
+GREW=""    # "LENGTH FILE": a history that got a prompt, cut back on exit
 
 cleanup() {
     if [ -n "$ADDED" ] && [ -e "$ADDED" ]; then rm -f -- "$ADDED"; fi
+    if [ -n "$GREW" ]; then truncate -s "${GREW%% *}" -- "${GREW#* }"; fi
     rm -rf -- "$TMP"
 }
 trap cleanup EXIT
@@ -218,6 +222,31 @@ median_session() {
         | sort -n | awk '{ a[NR] = $0 } END { if (NR) print a[int((NR + 1) / 2)] }'
 }
 
+# A session's prompt added to the history of data directory $1, as Claude
+# Code writes it when a prompt is typed: in the project of the history's
+# last prompt (a project the data does not know would be a new identity to
+# redact, and every cache would start again). Cut back with unprompt.
+prompt_history() {
+    local h="$1/history.jsonl" sid="$2"
+    [ -s "$h" ] || return 0
+    GREW="$(stat -c %s "$h") $h"
+    python3 - "$h" "$sid" <<'PY'
+import json, sys, time
+path, sid = sys.argv[1], sys.argv[2]
+with open(path, "rb") as f:
+    f.seek(max(0, f.seek(0, 2) - 65536))
+    last = json.loads(f.read().splitlines()[-1])
+line = {"display": "one more prompt", "pastedContents": {},
+        "timestamp": int(time.time() * 1000), "project": last.get("project"), "sessionId": sid}
+with open(path, "a") as f:
+    f.write(json.dumps(line) + "\n")
+PY
+}
+
+unprompt() {
+    if [ -n "$GREW" ]; then truncate -s "${GREW%% *}" -- "${GREW#* }"; GREW=""; fi
+}
+
 new_uuid() {
     if [ -r /proc/sys/kernel/random/uuid ]; then cat /proc/sys/kernel/random/uuid
     else python3 -c 'import uuid; print(uuid.uuid4())'; fi
@@ -315,8 +344,9 @@ bench() { # bench LABEL GEN-ARGS...
     dst="$(dirname "$src")/$newid.jsonl"
     ADDED="$dst"
     sed "s/$old/$newid/g" "$src" >"$dst"
+    prompt_history "$dir" "$newid"
     measure "$logs/rebuild.log" "$CCWIKI" build --source "$dir" --out "$out" --timings
-    rm -f -- "$dst"; ADDED=""
+    rm -f -- "$dst"; ADDED=""; unprompt
     if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/rebuild.log" >&2; exit 1; fi
     rebuild="$WALL"
     say "   rebuild after one new session ($(awk -v b="$size" 'BEGIN { printf "%.2f MB", b / 1e6 }')): ${rebuild} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB; ccwiki says:"
@@ -350,7 +380,8 @@ fi
 
 # shape LABEL KIND: data from benches/shapes.py; a cold build, a rebuild with
 # nothing changed, and a rebuild after one changed file (a memory file, or a
-# session), each with its wall time, CPU time and peak RSS. Sites on the
+# session that got a prompt, added to the history too when there is one),
+# each with its wall time, CPU time and peak RSS. Sites on the
 # out dir (a RAM disk with --out-dir /dev/shm/...: the file system left out).
 shape() {
     local label="$1" kind="$2"
@@ -387,9 +418,10 @@ shape() {
         echo "One more line." >>"$one"
     else
         printf '%s\n' '{"type":"user","uuid":"u9","message":{"role":"user","content":"one more"}}' >>"$one"
+        prompt_history "$dir" "$(basename "$one" .jsonl)"
     fi
     measure "$logs/one.log" "$CCWIKI" build --source "$dir" --out "$out" --no-archive
-    cp -- "$TMP/one.bak" "$one"
+    cp -- "$TMP/one.bak" "$one"; unprompt
     local changed="$WALL" written
     written=$(grep -o '[0-9]* files, [0-9.]* MB, [0-9]* unchanged' "$logs/one.log" | head -1)
     say "   rebuild, one file changed: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB ($written)"

@@ -4,7 +4,9 @@
 //! ```text
 //! archive/
 //!   objects/3f/a9…e1.zst   a file's bytes, zstd; first a skippable frame
-//!                          naming the file (to rebuild a lost journal)
+//!                          naming the file (to rebuild a lost journal);
+//!                          a file that grew: the frames of the version it
+//!                          grew from, then one of what was added
 //!   journal.jsonl          one line per version kept or superseded
 //!   tmp/                   objects being written
 //! ```
@@ -30,6 +32,13 @@ use xxhash_rust::xxh3::Xxh3Default;
 
 /// zstd's level: fast to write, about a sixth of the size on transcripts.
 const LEVEL: i32 = 3;
+/// Files shorter than this are compressed whole when they grow: cheap
+/// enough, and a frame of their own for a few added bytes would not be.
+const GROWN_MIN: u64 = 1 << 20;
+/// Frames of added bytes an object may hold before the file is compressed
+/// whole again: each is a little larger than the same bytes compressed
+/// with the rest (a history grows by a line or two a build).
+const GROWN_FRAMES: u32 = if cfg!(test) { 3 } else { 32 };
 /// The magic number of the skippable frame that names an object's file.
 const NAME_FRAME: u32 = 0x184D_2A5C;
 const JOURNAL: &str = "journal.jsonl";
@@ -428,6 +437,86 @@ impl Store {
         earlier: &[Version],
     ) -> std::io::Result<Written> {
         let mut input = File::open(source)?;
+        let len = input.metadata()?.len();
+        // A large file that grew (the history, a transcript being written):
+        // the version it starts with is kept compressed as it is, and only
+        // what was added is compressed, as a frame of its own after it.
+        // The longest version it may start with first (there are seldom
+        // more than one or two: the versions a file grew from are let go).
+        let mut bases: Vec<&Version> = earlier
+            .iter()
+            .filter(|v| v.len >= GROWN_MIN && v.len < len)
+            .collect();
+        bases.sort_by_key(|v| std::cmp::Reverse(v.len));
+        for base in bases {
+            if let Some(w) = self.write_grown(source, &mut input, (key, mtime), earlier, base)? {
+                return Ok(w);
+            }
+            std::io::Seek::rewind(&mut input)?;
+        }
+        self.write_with(source, |out| {
+            write_name(out, key, mtime, 0)?;
+            let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
+            encoder.include_checksum(true)?;
+            let mut hashing = Hashing::new(earlier);
+            hashing.copy(&mut input, &mut encoder)?;
+            encoder.finish()?;
+            Ok(hashing.done())
+        })
+    }
+
+    /// [`Store::write_object`] for a file whose first `base.len` bytes are
+    /// the version `base`: its object's frames copied, the rest compressed
+    /// after them. None when the file does not start with that version,
+    /// its object cannot be read, or it already holds [`GROWN_FRAMES`]
+    /// added frames (then the whole file is compressed anew, as one frame).
+    fn write_grown(
+        &self,
+        source: &Path,
+        input: &mut File,
+        (key, mtime): (&FileKey, i64),
+        earlier: &[Version],
+        base: &Version,
+    ) -> std::io::Result<Option<Written>> {
+        let mut hashing = Hashing::new(earlier);
+        hashing.copy(
+            &mut Read::by_ref(input).take(base.len),
+            &mut std::io::sink(),
+        )?;
+        if !hashing.prefixes.contains(&base.object) {
+            return Ok(None);
+        }
+        let Ok(mut old) = File::open(self.object_path(base.object)) else {
+            return Ok(None);
+        };
+        let Some(added) = read_name_frame(&mut old).map(|n| n.added) else {
+            return Ok(None);
+        };
+        if added >= GROWN_FRAMES {
+            return Ok(None);
+        }
+        // `old` is now at its first frame of content.
+        let written = self.write_with(source, |out| {
+            write_name(out, key, mtime, added + 1)?;
+            std::io::copy(&mut old, out)?;
+            let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
+            encoder.include_checksum(true)?;
+            hashing.copy(input, &mut encoder)?;
+            encoder.finish()?;
+            Ok(hashing.done())
+        })?;
+        Ok(Some(written))
+    }
+
+    /// Write an object with `write` (handed the file, which it must fill
+    /// completely: name frame, then content) in `tmp/`, then move it to
+    /// where its id says, unless an object of that id is there already.
+    /// `source` names the temporary file.
+    fn write_with(
+        &self,
+        source: &Path,
+        write: impl FnOnce(&mut std::io::BufWriter<File>) -> std::io::Result<Written>,
+    ) -> std::io::Result<Written> {
         let tmp = self.dir.join("tmp").join(format!(
             "{}-{:x}.zst",
             std::process::id(),
@@ -437,16 +526,12 @@ impl Store {
         let file = private_file(&tmp)?;
         let result = (|| {
             let mut out = std::io::BufWriter::new(file);
-            write_name(&mut out, key, mtime)?;
-            let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
-            encoder.include_checksum(true)?;
-            let copied = copy_hashing(&mut input, &mut encoder, earlier)?;
-            let out = encoder.finish()?;
+            let written = write(&mut out)?;
             let _file = out.into_inner().map_err(|e| e.into_error())?;
             // Linux flushes every object at once (`sync_all` below).
             #[cfg(not(target_os = "linux"))]
             _file.sync_all()?;
-            Ok::<_, std::io::Error>(copied)
+            Ok::<_, std::io::Error>(written)
         })();
         let written = match result {
             Ok(w) => w,
@@ -531,61 +616,88 @@ pub struct Written {
     pub prefixes: Vec<ObjectId>,
 }
 
-/// Copy `input` into `out`, hashing; at each earlier version's length,
-/// check whether the bytes so far are that version.
-fn copy_hashing(
-    input: &mut impl Read,
-    out: &mut impl Write,
-    earlier: &[Version],
-) -> std::io::Result<Written> {
-    let mut hasher = Xxh3Default::new();
-    let mut marks: Vec<&Version> = earlier.iter().filter(|v| v.len > 0).collect();
-    marks.sort_by_key(|v| v.len);
-    let mut marks = marks.into_iter().peekable();
-    let mut prefixes = Vec::new();
-    let mut buf = vec![0u8; 1 << 17];
-    let mut at: u64 = 0;
-    loop {
-        let n = input.read(&mut buf)?;
-        if n == 0 {
-            break;
+/// Bytes copied and hashed, checking at each earlier version's length
+/// whether the bytes so far are that version.
+struct Hashing<'e> {
+    hasher: Xxh3Default,
+    /// The earlier versions not reached yet, shortest first.
+    marks: std::iter::Peekable<std::vec::IntoIter<&'e Version>>,
+    prefixes: Vec<ObjectId>,
+    at: u64,
+}
+
+impl<'e> Hashing<'e> {
+    fn new(earlier: &'e [Version]) -> Hashing<'e> {
+        let mut marks: Vec<&Version> = earlier.iter().filter(|v| v.len > 0).collect();
+        marks.sort_by_key(|v| v.len);
+        Hashing {
+            hasher: Xxh3Default::new(),
+            marks: marks.into_iter().peekable(),
+            prefixes: Vec::new(),
+            at: 0,
         }
-        let mut chunk = &buf[..n];
-        while !chunk.is_empty() {
-            // Feed up to the next mark, then look.
-            let room = marks
-                .peek()
-                .map_or(chunk.len() as u64, |v| (v.len - at).min(chunk.len() as u64));
-            let (now, rest) = chunk.split_at(room as usize);
-            hasher.update(now);
-            out.write_all(now)?;
-            at += room;
-            chunk = rest;
-            while let Some(v) = marks.next_if(|v| v.len == at) {
-                if hasher.digest128() == v.object {
-                    prefixes.push(v.object);
+    }
+
+    /// Copy the rest of `input` into `out`.
+    fn copy(&mut self, input: &mut impl Read, out: &mut impl Write) -> std::io::Result<()> {
+        let mut buf = vec![0u8; 1 << 17];
+        loop {
+            let n = input.read(&mut buf)?;
+            if n == 0 {
+                return Ok(());
+            }
+            let mut chunk = &buf[..n];
+            while !chunk.is_empty() {
+                // Feed up to the next mark, then look.
+                let room = self.marks.peek().map_or(chunk.len() as u64, |v| {
+                    (v.len - self.at).min(chunk.len() as u64)
+                });
+                let (now, rest) = chunk.split_at(room as usize);
+                self.hasher.update(now);
+                out.write_all(now)?;
+                self.at += room;
+                chunk = rest;
+                while let Some(v) = self.marks.next_if(|v| v.len == self.at) {
+                    if self.hasher.digest128() == v.object {
+                        self.prefixes.push(v.object);
+                    }
                 }
             }
         }
     }
-    Ok(Written {
-        object: hasher.digest128(),
-        len: at,
-        prefixes,
-    })
+
+    fn done(self) -> Written {
+        Written {
+            object: self.hasher.digest128(),
+            len: self.at,
+            prefixes: self.prefixes,
+        }
+    }
 }
 
-/// The skippable frame that names the file an object was made from.
-fn write_name(out: &mut impl Write, key: &FileKey, mtime: i64) -> std::io::Result<()> {
-    let body = serde_json::json!({ "source": key.0, "path": key.1, "mtime": mtime }).to_string();
+/// The skippable frame that names the file an object was made from, and
+/// how many frames of added bytes follow its first frame of content.
+fn write_name(out: &mut impl Write, key: &FileKey, mtime: i64, added: u32) -> std::io::Result<()> {
+    let mut name = serde_json::json!({ "source": key.0, "path": key.1, "mtime": mtime });
+    if added > 0 {
+        name["added"] = added.into();
+    }
+    let body = name.to_string();
     out.write_all(&NAME_FRAME.to_le_bytes())?;
     out.write_all(&(body.len() as u32).to_le_bytes())?;
     out.write_all(body.as_bytes())
 }
 
-/// The source, file name and time an object's first frame gives.
-fn read_name(path: &Path) -> Option<(String, String, i64)> {
-    let mut f = File::open(path).ok()?;
+/// What an object's first frame says.
+struct Name {
+    source: String,
+    path: String,
+    mtime: i64,
+    added: u32,
+}
+
+/// The first frame of the object `f` reads, leaving `f` just after it.
+fn read_name_frame(f: &mut impl Read) -> Option<Name> {
     let mut head = [0u8; 8];
     f.read_exact(&mut head).ok()?;
     let magic = u32::from_le_bytes(head[..4].try_into().ok()?);
@@ -596,10 +708,21 @@ fn read_name(path: &Path) -> Option<(String, String, i64)> {
     let mut body = vec![0; len];
     f.read_exact(&mut body).ok()?;
     let v: serde_json::Value = serde_json::from_slice(&body).ok()?;
-    let source = v.get("source")?.as_str()?.to_string();
-    let name = v.get("path")?.as_str()?.to_string();
-    let mtime = v.get("mtime")?.as_i64()?;
-    Some((source, name, mtime))
+    Some(Name {
+        source: v.get("source")?.as_str()?.to_string(),
+        path: v.get("path")?.as_str()?.to_string(),
+        mtime: v.get("mtime")?.as_i64()?,
+        added: v
+            .get("added")
+            .and_then(serde_json::Value::as_u64)
+            .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+    })
+}
+
+/// The source, file name and time an object's first frame gives.
+fn read_name(path: &Path) -> Option<(String, String, i64)> {
+    let n = read_name_frame(&mut File::open(path).ok()?)?;
+    Some((n.source, n.path, n.mtime))
 }
 
 /// The id an object's path names.
@@ -625,6 +748,8 @@ fn sync_all(dir: &Path) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::fs;
 
     fn version(object: ObjectId, len: u64) -> Version {
         Version {
@@ -742,5 +867,77 @@ mod tests {
                 "projects/-a/\"q\"\\é.md [(7, 3, 3)]".to_string(),
             ]
         );
+    }
+
+    /// What an object's name frame says of its added frames.
+    fn added(s: &Store, id: ObjectId) -> u32 {
+        let mut f = File::open(s.object_path(id)).expect("object");
+        read_name_frame(&mut f).expect("name frame").added
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+        /// A large file that grows, is cut back or rewritten, kept build
+        /// after build: every object reads back as the file was, is whole,
+        /// knows which earlier versions it starts with, and one that grew
+        /// holds the frames of the version before it and one more (until
+        /// there are too many: then it is compressed whole again).
+        #[test]
+        fn a_grown_file_keeps_its_earlier_frames_and_reads_back_whole(
+            steps in proptest::collection::vec((0u8..8, 1usize..3000), 1..40),
+        ) {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let s = Store::open(&dir.path().join("archive")).expect("open");
+            let src = dir.path().join("history.jsonl");
+            let key = ("src".to_string(), "history.jsonl".to_string());
+            // Lines that do not repeat, so that a megabyte stays large.
+            let line = |n: usize| format!("{{\"display\":\"prompt {n} {}\"}}\n", n * 7919 % 10007);
+            let mut text: String = (0..40_000).map(line).collect();
+            let mut n = 40_000;
+            let mut earlier: Vec<Version> = Vec::new();
+            for (what, count) in steps {
+                let before = text.clone();
+                match what {
+                    // Cut back, or written anew from a point on.
+                    0 => text.truncate(text.len().saturating_sub(count)),
+                    1 => {
+                        text.truncate(text.len() / 2);
+                        text.push_str(&line(n + 1_000_000));
+                    }
+                    _ => {
+                        for _ in 0..count % 5 + 1 {
+                            n += 1;
+                            text.push_str(&line(n));
+                        }
+                    }
+                }
+                fs::write(&src, &text).expect("write");
+                let w = s.write_object(&src, &key, 0, &earlier).expect("write object");
+                proptest::prop_assert_eq!(s.read_object(w.object).expect("read"), text.as_bytes());
+                proptest::prop_assert!(s.object_is_whole(w.object));
+                proptest::prop_assert_eq!(w.len, text.len() as u64);
+                for v in &earlier {
+                    let starts = text.as_bytes().starts_with(&s.read_object(v.object).expect("read"));
+                    proptest::prop_assert_eq!(w.prefixes.contains(&v.object), starts);
+                }
+                let last = earlier.last().cloned();
+                match last {
+                    Some(v)
+                        if before.len() as u64 >= GROWN_MIN
+                            && text.len() > before.len()
+                            && text.starts_with(&before) =>
+                    {
+                        let was = added(&s, v.object);
+                        let want = if was + 1 > GROWN_FRAMES { 0 } else { was + 1 };
+                        proptest::prop_assert_eq!(added(&s, w.object), want);
+                    }
+                    _ => proptest::prop_assert_eq!(added(&s, w.object), 0),
+                }
+                // As the archive keeps it: the versions a new one starts
+                // with are superseded.
+                earlier.retain(|v| !w.prefixes.contains(&v.object));
+                earlier.push(version(w.object, w.len));
+            }
+        }
     }
 }
