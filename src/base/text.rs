@@ -114,6 +114,10 @@ fn strip_markdown(line: &str) -> String {
 
 /// Collapse whitespace to single spaces and cut at `max` characters with an ellipsis.
 pub fn one_line(text: &str, max: usize) -> String {
+    // Vertical tab is whitespace to `split_whitespace`, not to ASCII's.
+    if text.is_ascii() && !text.as_bytes().contains(&0x0B) {
+        return one_line_ascii(text, max);
+    }
     let mut out = String::with_capacity(text.len().min(max + 3));
     let mut count = 0;
     for word in text.split_whitespace() {
@@ -141,6 +145,53 @@ pub fn one_line(text: &str, max: usize) -> String {
             }
             out.push(c);
             count += 1;
+        }
+    }
+    out
+}
+
+/// [`one_line`] of ASCII text, where a byte is a character and every
+/// index a character boundary: most prompts, and the timeline shortens
+/// every one of them at every build.
+fn one_line_ascii(text: &str, max: usize) -> String {
+    let bytes = text.as_bytes();
+    // Words between single spaces, as nearly every prompt is: the text is
+    // its own one line, cut at `max` (after the space there, if there is
+    // one: the space comes before the ellipsis, as below).
+    let single_spaced = bytes.first() != Some(&b' ')
+        && bytes.last() != Some(&b' ')
+        && memchr::memchr3(b'\t', b'\n', b'\r', bytes).is_none()
+        && memchr::memchr(0x0C, bytes).is_none()
+        && memchr::memmem::find(bytes, b"  ").is_none();
+    if single_spaced {
+        let Some(&at) = bytes.get(max) else {
+            return text.to_string();
+        };
+        let end = if at == b' ' { max + 1 } else { max };
+        let mut out = String::with_capacity(end + 3);
+        out.push_str(&text[..end]);
+        out.push('…');
+        return out;
+    }
+    let mut out = String::with_capacity(text.len().min(max + 3));
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let end = i.min(start.saturating_add(max.saturating_sub(out.len())));
+        out.push_str(&text[start..end]);
+        if end < i {
+            out.push('…');
+            return out;
         }
     }
     out
@@ -259,6 +310,35 @@ mod tests {
         #[test]
         fn one_line_is_the_text_cut_a_character_at_a_time(
             text in "([a-z]{0,6}|é|日本|\\s{1,3}|\u{2003}){0,40}",
+            max in 0usize..60,
+        ) {
+            proptest::prop_assert_eq!(one_line(&text, max), one_line_by_chars(&text, max));
+        }
+
+        /// The same of words between single spaces, as most prompts are.
+        #[test]
+        fn one_line_of_single_spaced_words_is_the_text_cut_a_character_at_a_time(
+            text in "([a-z]{1,6}( [a-z]{1,6}){0,30})?",
+            max in 0usize..120,
+        ) {
+            proptest::prop_assert_eq!(one_line(&text, max), one_line_by_chars(&text, max));
+        }
+
+        /// The same of words between one or two spaces, with spaces before
+        /// or after them.
+        #[test]
+        fn one_line_of_spaced_words_is_the_text_cut_a_character_at_a_time(
+            text in "( {0,2}[a-z]{1,6}){0,30} {0,2}",
+            max in 0usize..120,
+        ) {
+            proptest::prop_assert_eq!(one_line(&text, max), one_line_by_chars(&text, max));
+        }
+
+        /// The same of ASCII text, with every ASCII whitespace (vertical
+        /// tab too).
+        #[test]
+        fn one_line_of_ascii_is_the_text_cut_a_character_at_a_time(
+            text in "([a-z]{0,6}| {1,3}|[\t\n\r\x0B\x0C]){0,40}",
             max in 0usize..60,
         ) {
             proptest::prop_assert_eq!(one_line(&text, max), one_line_by_chars(&text, max));

@@ -321,7 +321,13 @@ fn clock_time<S: serde::Serializer>(
     ts: &chrono::DateTime<chrono::Utc>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    s.collect_str(&ts.format("%H:%M"))
+    // By hand: chrono's `format` reads its pattern anew at every call, and
+    // a long timeline has tens of thousands of entries, hashed every build.
+    use chrono::Timelike;
+    let digit = |n: u32| b'0' + (n % 10) as u8;
+    let (h, m) = (ts.hour(), ts.minute());
+    let clock = [digit(h / 10), digit(h), b':', digit(m / 10), digit(m)];
+    s.serialize_str(std::str::from_utf8(&clock).unwrap_or_default())
 }
 
 /// One day of a timeline page: a run of the timeline's entries, which
@@ -637,4 +643,29 @@ pub struct FileView<'m> {
     /// Oldest first.
     pub changes: Vec<ChangeView<'m>>,
     pub backups: Vec<BackupRow>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    proptest::proptest! {
+        /// An entry's time reads as chrono writes `%H:%M`, at any minute.
+        #[test]
+        fn an_entry_shows_its_clock_time(secs in 0i64..4_000_000_000) {
+            let ts = chrono::Utc.timestamp_opt(secs, 0).single().expect("a time");
+            let entry = TimelineEntry {
+                ts,
+                kind: EntryKind::Prompt,
+                text: "x".into(),
+                project: None,
+                session: None,
+                seq: 0,
+            };
+            let json = serde_json::to_value(&entry).expect("json");
+            let want = ts.format("%H:%M").to_string();
+            proptest::prop_assert_eq!(json["time"].as_str(), Some(want.as_str()));
+        }
+    }
 }
