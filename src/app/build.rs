@@ -220,7 +220,7 @@ fn check_paths(opts: &BuildOptions) -> Result<(), Error> {
 fn finish_staging(
     opts: &BuildOptions,
     theme_dir: Option<&Path>,
-    stager: &write::Stager<'_>,
+    stager: &write::Stager,
     report: &mut BuildReport,
 ) -> Result<(), Error> {
     Error::after_writing_began(stager.keep(&opts.keep))?;
@@ -308,7 +308,7 @@ fn count(report: &mut BuildReport, site: &assemble::Site<'_>, model: &Knowledge)
 /// caller); what the site now holds, for the next build's no-op check.
 fn commit(
     opts: &BuildOptions,
-    stager: write::Stager<'_>,
+    stager: write::Stager,
     manifest: &crate::output::manifest::Manifest,
     report: &mut BuildReport,
 ) -> Result<Vec<(String, u64, i64)>, Error> {
@@ -374,12 +374,12 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     count(&mut report, &site, &model);
 
     opts.progress.report("rendering", 0, 0);
-    let manifest = if opts.cache {
+    let mut manifest = if opts.cache {
         crate::output::manifest::Manifest::open(&opts.out, opts.cache_dir.as_deref())
     } else {
         crate::output::manifest::Manifest::disabled()
     };
-    let stager = write::Stager::begin(&opts.out, &manifest.previous)?;
+    let stager = write::Stager::begin(&opts.out, std::mem::take(&mut manifest.previous))?;
     let rendered = timed(&mut report, "render", || {
         render::render(&site, &renderer, &stager)
     });

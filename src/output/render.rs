@@ -312,7 +312,7 @@ impl Renderer {
     fn keep_or_make(
         &self,
         page: &Page<'_>,
-        stager: &Stager<'_>,
+        stager: &Stager,
         content: impl FnOnce(&mut xxhash_rust::xxh3::Xxh3Default) -> bool,
         make: impl FnOnce(u64) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -328,7 +328,7 @@ impl Renderer {
         &self,
         page: &Page<'_>,
         view: &impl Serialize,
-        stager: &Stager<'_>,
+        stager: &Stager,
         input: u64,
     ) -> Result<(), Error> {
         thread_local! {
@@ -348,7 +348,7 @@ impl Renderer {
     /// Those pages, whose making is most of a build's rendering (turns read
     /// back, diffs, colours), are known by what they are made of before
     /// they are made: when that is unchanged, the page is kept as it is.
-    pub fn page(&self, page: &Page<'_>, stager: &Stager<'_>) -> Result<(), Error> {
+    pub fn page(&self, page: &Page<'_>, stager: &Stager) -> Result<(), Error> {
         crate::site::highlight::new_page();
         use crate::site::assemble::View;
         match &page.view {
@@ -376,7 +376,7 @@ impl Renderer {
 
 /// Render every page, in parallel, straight into `stager`, with the static
 /// files and the search index. Returns the number of files.
-pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager<'_>) -> Result<usize, Error> {
+pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager) -> Result<usize, Error> {
     // The index is one long sequential job: it runs beside the pages.
     let (index, pages) = rayon::join(
         || {
