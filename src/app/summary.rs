@@ -98,16 +98,19 @@ impl BuildReport {
                 self.lines
             );
         } else {
+            let kept = match self.pages_kept {
+                0 => String::new(),
+                n => format!(", {n} of them not made again"),
+            };
             wln!(
                 s,
                 "  {:.1} MB of transcripts ({} lines); {} files, {:.1} MB, {} unchanged \
-                 since the last build, {} of them not made again",
+                 since the last build{kept}",
                 self.transcript_bytes as f64 / 1e6,
                 self.lines,
                 self.files_written,
                 self.bytes_written as f64 / 1e6,
                 self.files_unchanged,
-                self.pages_kept
             );
         }
     }
