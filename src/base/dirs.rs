@@ -25,10 +25,7 @@ pub const MARKER: &str = ".ccwiki";
 /// directory `out`: a hash of its absolute path.
 pub fn site_key(out: &std::path::Path) -> String {
     let abs = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-    format!(
-        "{:016x}",
-        crate::base::hash::hash_bytes(abs.to_string_lossy().as_bytes())
-    )
+    format!("{:016x}", crate::base::hash::path_key(&abs))
 }
 
 /// The folder that keeps what ccwiki remembers of output directory `out`

@@ -114,9 +114,8 @@ fn strip_markdown(line: &str) -> String {
 
 /// Collapse whitespace to single spaces and cut at `max` characters with an ellipsis.
 pub fn one_line(text: &str, max: usize) -> String {
-    // Vertical tab is whitespace to `split_whitespace`, not to ASCII's.
-    if text.is_ascii() && !text.as_bytes().contains(&0x0B) {
-        return one_line_ascii(text, max);
+    if let Some(line) = one_line_single_spaced(text, max) {
+        return line;
     }
     let mut out = String::with_capacity(text.len().min(max + 3));
     let mut count = 0;
@@ -150,51 +149,31 @@ pub fn one_line(text: &str, max: usize) -> String {
     out
 }
 
-/// [`one_line`] of ASCII text, where a byte is a character and every
-/// index a character boundary: most prompts, and the timeline shortens
-/// every one of them at every build.
-fn one_line_ascii(text: &str, max: usize) -> String {
+/// [`one_line`] of ASCII words between single spaces, as nearly every
+/// prompt is (the timeline shortens every one of them at every build):
+/// the text is its own one line, cut at `max` (after the space there, if
+/// there is one: the space comes before the ellipsis, as in [`one_line`]).
+/// None for any other text.
+fn one_line_single_spaced(text: &str, max: usize) -> Option<String> {
     let bytes = text.as_bytes();
-    // Words between single spaces, as nearly every prompt is: the text is
-    // its own one line, cut at `max` (after the space there, if there is
-    // one: the space comes before the ellipsis, as below).
-    let single_spaced = bytes.first() != Some(&b' ')
+    // Vertical tab and form feed are whitespace too.
+    let single_spaced = text.is_ascii()
+        && bytes.first() != Some(&b' ')
         && bytes.last() != Some(&b' ')
         && memchr::memchr3(b'\t', b'\n', b'\r', bytes).is_none()
-        && memchr::memchr(0x0C, bytes).is_none()
+        && memchr::memchr2(0x0B, 0x0C, bytes).is_none()
         && memchr::memmem::find(bytes, b"  ").is_none();
-    if single_spaced {
-        let Some(&at) = bytes.get(max) else {
-            return text.to_string();
-        };
-        let end = if at == b' ' { max + 1 } else { max };
-        let mut out = String::with_capacity(end + 3);
-        out.push_str(&text[..end]);
-        out.push('…');
-        return out;
+    if !single_spaced {
+        return None;
     }
-    let mut out = String::with_capacity(text.len().min(max + 3));
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i].is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        let end = i.min(start.saturating_add(max.saturating_sub(out.len())));
-        out.push_str(&text[start..end]);
-        if end < i {
-            out.push('…');
-            return out;
-        }
-    }
-    out
+    let Some(&at) = bytes.get(max) else {
+        return Some(text.to_string());
+    };
+    let end = if at == b' ' { max + 1 } else { max };
+    let mut out = String::with_capacity(end + 3);
+    out.push_str(&text[..end]);
+    out.push('…');
+    Some(out)
 }
 
 /// JSON made safe to sit inside a `<script>` or a `.js` file: `<`, `>`,

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 const FORMAT: u32 = 11;
 const PROBE: u64 = crate::source::discover::HEAD_HASHED;
 
-use crate::base::hash::hash_bytes;
+use crate::base::hash::{hash_bytes, path_key};
 
 /// What identifies a file's content without reading it all.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -146,14 +146,7 @@ struct Stored<F> {
 #[derive(Debug, Default)]
 struct Found(HashMap<u64, Entry>);
 
-/// A path that is not UTF-8 (a data directory under such a folder) is
-/// keyed, and written, as its lossy text: two such paths that read alike
-/// make one of them miss, as a collision would.
-fn path_key(path: &Path) -> u64 {
-    str_key(&path.to_string_lossy())
-}
-
-/// [`path_key`] of a path as the index stores it (a string).
+/// [`path_key`] of a path as the index stores it (its lossy text).
 fn str_key(path: &str) -> u64 {
     hash_bytes(path.as_bytes())
 }

@@ -10,6 +10,7 @@
 //! only redacted text, tagged with the redactor's fingerprint: new rules or
 //! a new identity redact the whole history again.
 
+use crate::base::hash::path_key;
 use crate::base::skip::Skip;
 use crate::base::stored;
 use crate::knowledge::extract;
@@ -126,15 +127,13 @@ fn read_block(dir: &Path, block: &Block) -> Option<Vec<HistoryEntry>> {
 pub struct HistoryCache {
     /// The index, when something is remembered (a cache folder, caching on).
     path: Option<PathBuf>,
+    /// This binary, as the index records it.
+    binary: (u64, i64),
     /// The last build's files, not checked against the redactor yet.
     old: Stored,
     new: Vec<(u64, Kept)>,
     /// Whether this build's files differ from the last build's.
     changed: bool,
-}
-
-fn key(path: &Path) -> u64 {
-    crate::base::hash::hash_bytes(path.to_string_lossy().as_bytes())
 }
 
 impl HistoryCache {
@@ -150,6 +149,7 @@ impl HistoryCache {
         };
         HistoryCache {
             path: Some(path),
+            binary,
             old: old.unwrap_or_default(),
             ..HistoryCache::default()
         }
@@ -167,7 +167,7 @@ impl HistoryCache {
 
     /// Where the lines the last build kept of the file at `path` end.
     fn seal(&self, path: &Path) -> Option<Seal> {
-        let k = key(path);
+        let k = path_key(path);
         let kept = self.old.files.iter().find(|(p, _)| *p == k)?;
         Some(kept.1.seal)
     }
@@ -179,7 +179,7 @@ impl HistoryCache {
             return None;
         }
         let dir = self.blocks_dir()?;
-        let k = key(path);
+        let k = path_key(path);
         let at = self.old.files.iter().position(|(p, _)| *p == k)?;
         let (_, kept) = self.old.files.swap_remove(at);
         let blocks: Vec<Vec<HistoryEntry>> = kept
@@ -214,7 +214,7 @@ impl HistoryCache {
             .collect();
         let Some(written) = written else { return };
         kept.blocks.extend(written);
-        self.new.push((key(path), kept));
+        self.new.push((path_key(path), kept));
     }
 
     /// Write the index for the next build, redacted by `redactor`, unless
@@ -233,7 +233,7 @@ impl HistoryCache {
         let stored = Stored {
             format: FORMAT,
             version: env!("CARGO_PKG_VERSION").to_string(),
-            binary: crate::base::dirs::this_binary(),
+            binary: self.binary,
             redactor: redactor.fingerprint(),
             files: self.new,
         };
@@ -318,7 +318,8 @@ pub fn redact(
                 (Kept::default(), Vec::new())
             }
         };
-        let fresh = !scan.lines.is_empty() || !scan.skips.is_empty() || kept.seal != scan.seal;
+        // A line read in full, or a skip of one, moved the seal.
+        let fresh = kept.seal != scan.seal;
         stats.kept += entries.len();
         stats.redacted += scan.lines.len() + usize::from(scan.open.is_some());
         let mut t = Tally::default();
@@ -333,7 +334,7 @@ pub fn redact(
         if let Some(open) = scan.open {
             all.extend(extract::history(vec![open], redactor, tally));
         }
-        skips.extend(scan.open_skip);
+        skips.extend(scan.passing);
     }
     cache.save(redactor);
     all.sort_by(|a, b| {

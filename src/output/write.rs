@@ -165,10 +165,7 @@ impl Stager {
         let p = self.prepare(rel)?;
         let hash = crate::base::hash::hash_bytes(bytes);
         let len = bytes.len() as u64;
-        let (key, old) = match self.take_previous(rel) {
-            Some((key, r)) => (Some(key), Some(r)),
-            None => (None, None),
-        };
+        let (key, old) = self.take_previous(rel).unzip();
         let same = old.filter(|r| r.hash == hash && r.len == len);
         let record = match same.and_then(|r| Some((r, self.link_old(rel, &p, &r)?))) {
             Some((r, mtime)) => FileRecord { input, mtime, ..r },

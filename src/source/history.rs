@@ -86,7 +86,9 @@ pub struct Scan {
     /// A last line without its newline (a writer still at work): read in
     /// full at every build, never sealed.
     pub open: Option<RawHistory>,
-    pub open_skip: Option<Skip>,
+    /// What is wrong now but not with a sealed line, so never kept with
+    /// them: that last line, or a file that could not be read to its end.
+    pub passing: Vec<Skip>,
     /// The seal of this reading: every complete line.
     pub seal: Seal,
 }
@@ -118,7 +120,7 @@ pub fn scan_history(path: &Path, sealed: Option<Seal>) -> Scan {
         let mut repaired = None;
         if line.end <= light_to {
             if let Ok(p) = parse_line::<ProjectOnly>(&line.text, &mut repaired) {
-                add_project(&mut scan.projects, p.project);
+                add_project(&mut scan.projects, p.project.as_deref());
             }
             if line.end == light_to {
                 scan.kept = sealed.is_some_and(|s| {
@@ -130,14 +132,14 @@ pub fn scan_history(path: &Path, sealed: Option<Seal>) -> Scan {
         let (entry, skip) = read_line(path, &line, &mut scan.projects);
         if line.unterminated {
             scan.open = entry;
-            scan.open_skip = skip;
+            scan.passing.extend(skip);
         } else {
             scan.lines.extend(entry);
             scan.skips.extend(skip);
         }
     });
     if let Err(e) = result {
-        scan.skips
+        scan.passing
             .push(Skip::file(path, format!("cannot read: {e}")));
     }
     if light_to > 0 && !scan.kept {
@@ -148,9 +150,10 @@ pub fn scan_history(path: &Path, sealed: Option<Seal>) -> Scan {
     scan
 }
 
-fn add_project(projects: &mut BTreeSet<String>, project: Str) {
-    if let Some(p) = project.0.filter(|p| !p.is_empty()) {
-        projects.insert(p);
+/// Note a line's project for identity (a new one copied, a known one not).
+fn add_project(projects: &mut BTreeSet<String>, project: Option<&str>) {
+    if let Some(p) = project.filter(|p| !p.is_empty() && !projects.contains(*p)) {
+        projects.insert(p.to_string());
     }
 }
 
@@ -163,12 +166,8 @@ fn read_line(
     let mut repaired = None;
     match parse_line::<HistoryLine>(&line.text, &mut repaired) {
         Ok(h) => {
+            add_project(projects, h.project.as_deref());
             let project = h.project.0.filter(|p| !p.is_empty());
-            if let Some(p) = &project {
-                if !projects.contains(p) {
-                    projects.insert(p.clone());
-                }
-            }
             match h.timestamp.0 {
                 Some(ts) => (
                     Some(RawHistory {

@@ -71,7 +71,7 @@ fn seen(file: &MemoryFile) -> (u64, Stamp) {
 }
 
 fn key(file: &MemoryFile) -> u64 {
-    hash_bytes(file.path.to_string_lossy().as_bytes())
+    crate::base::hash::path_key(&file.path)
 }
 
 impl TriageCache {

@@ -28,9 +28,14 @@ pub(super) fn activity(l: &Links<'_>) -> Vec<MonthBar> {
             month: m.clone(),
             sessions: *n,
             percent: (((*n * 100) / busiest) as u32).div_ceil(5) * 5,
-            href: format!("timeline/{m}/index.html"),
+            href: month_href(m),
         })
         .collect()
+}
+
+/// The first page of a month of the timeline (`month` as [`month_key`]).
+fn month_href(month: &str) -> String {
+    format!("timeline/{month}/index.html")
 }
 
 /// The timeline's pages: one per month (a busy month continues on pages
@@ -44,7 +49,7 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
         .iter()
         .map(|(k, _)| MonthLink {
             month: k.clone(),
-            href: format!("timeline/{k}/index.html"),
+            href: month_href(k),
         })
         .collect();
     // Every page in reading order, newest first: (month, which page of the
@@ -66,7 +71,7 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
                 .collect();
             let link = Link {
                 title: part_title(&month, i, n).into(),
-                href: session_page_href(&format!("timeline/{month}/index.html"), i).into(),
+                href: session_page_href(&month_href(&month), i).into(),
             };
             let part = (n > 1).then(|| format!("page {} of {n}", i + 1));
             parts.push((month.clone(), part, days, link));

@@ -456,12 +456,7 @@ impl Store {
         }
         self.write_with(source, |out| {
             write_name(out, key, mtime, 0)?;
-            let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
-            encoder.include_checksum(true)?;
-            let mut hashing = Hashing::new(earlier);
-            hashing.copy(&mut input, &mut encoder)?;
-            encoder.finish()?;
-            Ok(hashing.done())
+            compress_rest(&mut input, Hashing::new(earlier), out)
         })
     }
 
@@ -499,11 +494,7 @@ impl Store {
         let written = self.write_with(source, |out| {
             write_name(out, key, mtime, added + 1)?;
             std::io::copy(&mut old, out)?;
-            let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
-            encoder.include_checksum(true)?;
-            hashing.copy(input, &mut encoder)?;
-            encoder.finish()?;
-            Ok(hashing.done())
+            compress_rest(input, hashing, out)
         })?;
         Ok(Some(written))
     }
@@ -614,6 +605,20 @@ pub struct Written {
     pub len: u64,
     /// Earlier versions the new content starts with.
     pub prefixes: Vec<ObjectId>,
+}
+
+/// The rest of `input`, hashed by `hashing`, written to `out` as one zstd
+/// frame (with its checksum).
+fn compress_rest(
+    input: &mut impl Read,
+    mut hashing: Hashing<'_>,
+    out: &mut impl Write,
+) -> std::io::Result<Written> {
+    let mut encoder = zstd::stream::write::Encoder::new(out, LEVEL)?;
+    encoder.include_checksum(true)?;
+    hashing.copy(input, &mut encoder)?;
+    encoder.finish()?;
+    Ok(hashing.done())
 }
 
 /// Bytes copied and hashed, checking at each earlier version's length
