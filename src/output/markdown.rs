@@ -5,8 +5,8 @@
 //! become plain links so a page never loads anything from another host.
 //! Internal links written `@/path` are made relative to the page.
 
+use crate::site::highlight::Syntax;
 use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
-use syntect::parsing::SyntaxReference;
 
 /// Render `text` as HTML. `root` is the page's path back to the site root.
 pub fn render(text: &str, root: &str) -> String {
@@ -19,7 +19,7 @@ pub fn render(text: &str, root: &str) -> String {
     // when it says more).
     let mut open: Vec<Option<(String, String)>> = Vec::new();
     // A fenced block of a known language, gathered to be highlighted whole.
-    let mut code: Option<(&SyntaxReference, String, String)> = None;
+    let mut code: Option<(&Syntax, String, String)> = None;
     let events = Parser::new_ext(text, opts).filter_map(|ev| match ev {
         Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) => {
             match crate::site::highlight::for_fence(&lang) {
@@ -91,7 +91,7 @@ pub fn render(text: &str, root: &str) -> String {
 }
 
 /// A fenced block as `<pre><code>`, coloured when it is not too long.
-fn code_block(syntax: &SyntaxReference, lang: &str, body: &str) -> String {
+fn code_block(syntax: &Syntax, lang: &str, body: &str) -> String {
     let class = crate::base::slugs::slugify(lang);
     let inner = crate::site::highlight::code(syntax, body).unwrap_or_else(|| escape(body));
     format!("<pre><code class=\"language-{class}\">{inner}</code></pre>\n")

@@ -349,7 +349,6 @@ impl Renderer {
     /// back, diffs, colours), are known by what they are made of before
     /// they are made: when that is unchanged, the page is kept as it is.
     pub fn page(&self, page: &Page<'_>, stager: &Stager) -> Result<(), Error> {
-        crate::site::highlight::new_page();
         use crate::site::assemble::View;
         match &page.view {
             View::Session(s) => self.keep_or_make(

@@ -1,0 +1,221 @@
+//! Syntax highlighting at build time: code as HTML spans whose classes
+//! (`hl-keyword`, `hl-string` …) the theme colours; no script on the page.
+//! Used for fenced code blocks with a known language and for the lines of
+//! a diff, whose language the file's extension gives.
+//!
+//! Code is read by a lexer of ccwiki's own, one table a language
+//! (`langs`): comments, strings, numbers, keywords, definitions, keys,
+//! tags. It reads hundreds of megabytes a second, where grammar engines
+//! (TextMate grammars through syntect and Oniguruma, tree-sitter) read one
+//! to four: those were a quarter of a cold build's time for the 1.6 MB of
+//! code a gigabyte of transcripts shows, and had to be rationed to 4 KB a
+//! page. What a lexer does not see (a type named only by its place, a
+//! language embedded in another) stays plain.
+
+mod langs;
+mod lexer;
+
+use langs::Spec;
+use std::sync::OnceLock;
+
+/// Longest text highlighted; a longer one (a whole file pasted) is shown
+/// plain: colour doubles the bytes of the HTML.
+pub const MAX_BYTES: usize = 32 * 1024;
+
+/// Longest line highlighted: minified code is shown plain.
+const MAX_LINE: usize = 2_000;
+
+/// A language known to the highlighter: its table, and its words as
+/// lists to look up.
+#[derive(Debug)]
+pub struct Syntax {
+    /// The language's name (`Rust`, `Python` …).
+    pub name: &'static str,
+    spec: &'static Spec,
+    /// Words that have a colour by themselves, sorted.
+    words: Vec<(&'static str, Colour)>,
+    names: Vec<&'static str>,
+    definers: Vec<&'static str>,
+    string_prefixes: Vec<&'static str>,
+}
+
+impl Syntax {
+    fn new(spec: &'static Spec) -> Syntax {
+        let mut words: Vec<(&'static str, Colour)> = [
+            (spec.keywords, Colour::Keyword),
+            (spec.storage, Colour::Storage),
+            (spec.constants, Colour::Constant),
+            (spec.support, Colour::Support),
+        ]
+        .into_iter()
+        .flat_map(|(list, colour)| list.split_whitespace().map(move |w| (w, colour)))
+        .collect();
+        // A word in two lists takes the colour of the first.
+        words.sort_by_key(|(w, _)| *w);
+        words.dedup_by_key(|(w, _)| *w);
+        Syntax {
+            name: spec.name,
+            spec,
+            words,
+            names: spec.names.split_whitespace().collect(),
+            definers: spec.definers.split_whitespace().collect(),
+            string_prefixes: spec.string_prefixes.split_whitespace().collect(),
+        }
+    }
+
+    /// The colour a word has by itself, None for a plain word.
+    fn word(&self, word: &str) -> Option<Colour> {
+        let find = |w: &str| {
+            self.words
+                .binary_search_by_key(&w, |(k, _)| k)
+                .ok()
+                .map(|i| self.words[i].1)
+        };
+        if !self.spec.ignore_case {
+            return find(word);
+        }
+        // Tables of languages that ignore case are written in lower case.
+        let mut buf = [0u8; 24];
+        let lower = buf.get_mut(..word.len())?;
+        lower.copy_from_slice(word.as_bytes());
+        lower.make_ascii_lowercase();
+        find(std::str::from_utf8(lower).ok()?)
+    }
+}
+
+fn syntaxes() -> &'static [Syntax] {
+    static ALL: OnceLock<Vec<Syntax>> = OnceLock::new();
+    ALL.get_or_init(|| langs::ALL.iter().map(Syntax::new).collect())
+}
+
+fn by_name(name: &str) -> Option<&'static Syntax> {
+    let name = name.to_ascii_lowercase();
+    syntaxes().iter().find(|s| s.names.contains(&name.as_str()))
+}
+
+/// The syntax a fence names (`rust`, `py`, `ts` …); None for plain text
+/// and languages not known.
+pub fn for_fence(lang: &str) -> Option<&'static Syntax> {
+    let lang = lang.split([' ', ',', '{']).next()?.trim();
+    by_name(lang)
+}
+
+/// The syntax of a file, by its name (`Makefile`) or extension.
+pub fn for_path(path: &str) -> Option<&'static Syntax> {
+    let name = path.rsplit(['/', '\\']).next()?;
+    let ext = name.rsplit_once('.').map_or(name, |(_, e)| e);
+    by_name(name).or_else(|| by_name(ext))
+}
+
+/// `code` as highlighted HTML (escaped, spans balanced), None when it is
+/// too long to colour.
+pub fn code(syntax: &Syntax, code: &str) -> Option<String> {
+    if code.len() > MAX_BYTES || code.lines().any(|l| l.len() > MAX_LINE) {
+        return None;
+    }
+    let mut out = Spans::new(code.len());
+    lexer::colour(syntax, code, &mut out);
+    Some(out.finish())
+}
+
+/// What a piece of code is, as far as a theme colours it: one class a
+/// run of text, the same for every language. A theme styles these nine
+/// (`hl-keyword` ...); the rest (operators, punctuation, plain names) is
+/// left as plain text, not wrapped.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Colour {
+    Comment,
+    String,
+    Constant,
+    Support,
+    Keyword,
+    Storage,
+    Entity,
+    Tag,
+    Parameter,
+}
+
+impl Colour {
+    fn class(self) -> &'static str {
+        match self {
+            Colour::Comment => "hl-comment",
+            Colour::String => "hl-string",
+            Colour::Constant => "hl-constant",
+            Colour::Support => "hl-support",
+            Colour::Keyword => "hl-keyword",
+            Colour::Storage => "hl-storage",
+            Colour::Entity => "hl-entity",
+            Colour::Tag => "hl-tag",
+            Colour::Parameter => "hl-parameter",
+        }
+    }
+}
+
+/// Highlighted HTML as it is written: flat spans, one a run of text of
+/// one colour, never nested.
+struct Spans {
+    out: String,
+    /// The colour of the span left open, if any.
+    open: Option<Colour>,
+    /// Spaces after the open span, written once the next run tells
+    /// whether they go inside it (it has the same colour) or after it.
+    spaces: String,
+}
+
+impl Spans {
+    fn new(len: usize) -> Spans {
+        Spans {
+            out: String::with_capacity(len + len / 2),
+            open: None,
+            spaces: String::new(),
+        }
+    }
+
+    /// `text` in `colour`.
+    fn push(&mut self, colour: Option<Colour>, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if colour.is_none() && self.open.is_some() && text.bytes().all(|c| c.is_ascii_whitespace())
+        {
+            self.spaces.push_str(text);
+            return;
+        }
+        if colour != self.open {
+            self.close();
+            if let Some(c) = colour {
+                self.out.push_str("<span class=\"");
+                self.out.push_str(c.class());
+                self.out.push_str("\">");
+            }
+            self.open = colour;
+        }
+        self.out.push_str(&self.spaces);
+        self.spaces.clear();
+        pulldown_cmark_escape::escape_html(&mut self.out, text).ok();
+    }
+
+    /// Close the open span, if any, and write the spaces after it.
+    fn close(&mut self) {
+        if self.open.take().is_some() {
+            self.out.push_str("</span>");
+        }
+        self.out.push_str(&self.spaces);
+        self.spaces.clear();
+    }
+
+    fn finish(mut self) -> String {
+        self.close();
+        self.out
+    }
+}
+
+/// One line as highlighted HTML, highlighted on its own (a diff shows
+/// lines out of their file: a line inside a block comment may be coloured
+/// as code).
+pub fn line(syntax: &Syntax, line: &str) -> Option<String> {
+    code(syntax, line.trim_end_matches(['\n', '\r']))
+}
+
+#[cfg(test)]
+mod tests;
