@@ -100,7 +100,11 @@ fn runs(html: &str) -> Vec<(String, String)> {
 }
 
 /// A language, a text, and runs its HTML must hold in that order.
-type Case = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+type Case = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
 
 /// What each language's tables colour, one example of each kind of run.
 #[test]
