@@ -44,6 +44,26 @@ elif name == "secrets":
     open(os.path.join(proj, "s.jsonl"), "w").write(line(text))
 elif name == "markdown":
     open(os.path.join(proj, "s.jsonl"), "w").write(line("*a* `b` [c](d) **e** _f_ > g\n" * (40_000 * scale)))
+elif name == "code":
+    # Fenced blocks that stress the highlighter: each as large as it
+    # colours (32 KB, lines under 2,000 bytes), in shapes that make a
+    # careless lexer quadratic (sections, backtick runs, tags, raw-string
+    # hashes, escapes, comments and strings left open).
+    def block(lang, row, rows=16):
+        return f"```{lang}\n" + (row + "\n") * rows + "```\n"
+    blocks = [
+        block("toml", "[" * 1900),
+        block("md", " ".join("`" * k for k in range(1, 60))),
+        block("html", "<a " * 600),
+        block("rust", ("r" + "#" * 90 + " ") * 20),
+        block("python", "'''" + "\\'" * 900),
+        block("js", "/* " + "`${" * 600),
+        block("yaml", "a: " * 600),
+        block("bash", "$" * 1900),
+    ]
+    prompt = line("\n".join(blocks))
+    open(os.path.join(proj, "s.jsonl"), "w").write(
+        "".join(prompt.replace('"uuid": "u"', f'"uuid": "u{i}"') for i in range(10 * scale)))
 elif name == "sessions":
     for i in range(2000 * scale):
         sid = f"{i:08x}-0000-4000-8000-000000000000"
@@ -52,7 +72,7 @@ PY
 }
 
 printf '%-10s %6s %10s %10s\n' case scale seconds peak-MB
-for name in wikilinks memories prompt secrets markdown sessions; do
+for name in wikilinks memories prompt secrets markdown code sessions; do
   for scale in 1 10; do
     make_case "$name" "$scale"
     out="$WORK/$name-$scale-site"

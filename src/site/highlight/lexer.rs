@@ -174,26 +174,21 @@ impl<'a> Scan<'a, '_> {
         self.at == 0 || self.b[self.at - 1].is_ascii_whitespace()
     }
 
-    /// Only spaces between the line's start and `at`.
-    fn at_line_start(&self) -> bool {
-        self.b[..self.at]
-            .iter()
-            .rev()
-            .take_while(|&&c| c != b'\n')
-            .all(|&c| c == b' ' || c == b'\t')
-    }
-
     fn code(&mut self, syntax: &Syntax) {
         let spec = syntax.spec;
         let n = self.b.len();
         let mut names = Names::default();
+        // Nothing but spaces since the line's start.
+        let mut line_start = true;
         while self.at < n {
             let c = self.b[self.at];
             if c.is_ascii_whitespace() {
+                line_start |= c == b'\n';
                 self.at += 1;
                 continue;
             }
-            if spec.sections && c == b'[' && self.at_line_start() {
+            let first = std::mem::take(&mut line_start);
+            if spec.sections && c == b'[' && first {
                 let end = self.line_end(self.at);
                 let close = memchr(b']', &self.b[self.at..end]).map_or(end, |k| self.at + k + 1);
                 self.token(close, Colour::Entity);
