@@ -13,6 +13,8 @@ pub enum Mode {
     Markup,
     /// Headings, quotes, lists, code (Markdown).
     Prose,
+    /// Lines added, removed, hunks and headers (a unified diff).
+    Patch,
 }
 
 /// A string's delimiters.
@@ -532,9 +534,16 @@ const MARKDOWN: Spec = Spec {
     ..BASE
 };
 
+const DIFF: Spec = Spec {
+    name: "Diff",
+    names: "diff patch udiff",
+    mode: Mode::Patch,
+    ..BASE
+};
+
 /// Every language known, in no particular order.
 pub const ALL: &[Spec] = &[
     RUST, PYTHON, JAVASCRIPT, TYPESCRIPT, GO, C, CPP, JAVA_LIKE, CSHARP, KOTLIN, SWIFT, SCALA,
     DART, RUBY, PHP, LUA, SQL, SHELL, POWERSHELL, MAKEFILE, DOCKERFILE, JSON, YAML, TOML, CSS,
-    HTML, MARKDOWN,
+    HTML, MARKDOWN, DIFF,
 ];

@@ -21,6 +21,7 @@ pub(super) fn colour(syntax: &Syntax, code: &str, out: &mut Spans) {
         Mode::Code => scan.code(syntax),
         Mode::Markup => scan.markup(),
         Mode::Prose => scan.prose(),
+        Mode::Patch => scan.patch(),
     }
     scan.flush(code.len());
 }
@@ -541,6 +542,31 @@ impl<'a> Scan<'a, '_> {
                 }
                 self.at = start + marker;
                 self.inline_code(end);
+            }
+            self.at = end + 1;
+        }
+    }
+
+    /// A unified diff, line by line: headers as comments, hunks as
+    /// names, lines added in the colour themes give tags (green in the
+    /// bundled ones), lines removed in the keywords' (red).
+    fn patch(&mut self) {
+        let b = self.b;
+        while self.at < b.len() {
+            let end = self.line_end(self.at);
+            let line = &b[self.at..end];
+            let header = ["+++", "---", "diff ", "index "]
+                .iter()
+                .any(|h| line.starts_with(h.as_bytes()));
+            let colour = match line.first() {
+                _ if header => Some(Colour::Comment),
+                Some(b'@') if line.starts_with(b"@@") => Some(Colour::Entity),
+                Some(b'+') => Some(Colour::Tag),
+                Some(b'-') => Some(Colour::Keyword),
+                _ => None,
+            };
+            if let Some(colour) = colour {
+                self.token(end, colour);
             }
             self.at = end + 1;
         }

@@ -259,6 +259,16 @@ fn each_language_colours_what_its_table_says() {
             ],
         ),
         (
+            "diff",
+            "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@ fn\n-old\n+new\n same",
+            &[
+                ("comment", "diff --git a/x b/x\n--- a/x\n+++ b/x"),
+                ("entity", "@@ -1 +1 @@ fn"),
+                ("keyword", "-old"),
+                ("tag", "+new"),
+            ],
+        ),
+        (
             "css",
             ".card > a { color: #fff; } @media x {}",
             &[
