@@ -8,14 +8,16 @@ use super::langs::{Mode, Quote, Sigil};
 use super::{Colour, Spans, Syntax};
 use memchr::{memchr, memchr2, memmem};
 
-/// `code` as runs of one colour, written to `out`.
-pub(super) fn colour(syntax: &Syntax, code: &str, out: &mut Spans) {
+/// `code` as runs of one colour, written to `out`; false when the
+/// output does not hold the whole text (never, by construction).
+pub(super) fn colour(syntax: &Syntax, code: &str, out: &mut Spans) -> bool {
     let mut scan = Scan {
         text: code,
         b: code.as_bytes(),
         at: 0,
         plain: 0,
         out,
+        lost: std::cell::Cell::new(false),
     };
     match syntax.spec.mode {
         Mode::Code => scan.code(syntax),
@@ -24,6 +26,7 @@ pub(super) fn colour(syntax: &Syntax, code: &str, out: &mut Spans) {
         Mode::Patch => scan.patch(),
     }
     scan.flush(code.len());
+    !scan.lost.get()
 }
 
 /// A word as read: its text, whether the language's tables coloured it,
@@ -84,6 +87,11 @@ impl Names {
             match c {
                 b'<' => self.generics += 1,
                 b'>' => self.generics -= 1,
+                // Not generics after all (`a < b;`): names start again.
+                b';' | b'{' | b'}' | b')' => {
+                    self.generics = 0;
+                    self.function_named = false;
+                }
                 _ => {}
             }
             return;
@@ -131,6 +139,8 @@ struct Scan<'a, 'o> {
     /// Where the plain text not yet written starts.
     plain: usize,
     out: &'o mut Spans,
+    /// A run could not be cut from the text: the output is not whole.
+    lost: std::cell::Cell<bool>,
 }
 
 fn is_word_start(c: u8, extra: &[u8]) -> bool {
@@ -159,11 +169,13 @@ impl<'a> Scan<'a, '_> {
         }
     }
 
-    /// Runs end next to ASCII bytes, so this never fails; were it to, the
-    /// text would be dropped from colour, never from the page's bytes
-    /// (the caller falls back to plain text when the output differs).
+    /// Runs end next to ASCII bytes, so this never fails; were it to,
+    /// `lost` says so and the caller shows the text plain.
     fn slice(&self, from: usize, to: usize) -> &'a str {
-        self.text.get(from..to).unwrap_or("")
+        self.text.get(from..to).unwrap_or_else(|| {
+            self.lost.set(true);
+            ""
+        })
     }
 
     /// Where the line holding `at` ends (its newline, or the text's end).

@@ -108,14 +108,14 @@ pub fn for_path(path: &str) -> Option<&'static Syntax> {
 }
 
 /// `code` as highlighted HTML (escaped, spans balanced), None when it is
-/// too long to colour.
+/// too long to colour (or, never by construction, when the lexer could
+/// not cut a run from it): the caller then shows it plain.
 pub fn code(syntax: &Syntax, code: &str) -> Option<String> {
     if code.len() > MAX_BYTES || code.lines().any(|l| l.len() > MAX_LINE) {
         return None;
     }
     let mut out = Spans::new(code.len());
-    lexer::colour(syntax, code, &mut out);
-    Some(out.finish())
+    lexer::colour(syntax, code, &mut out).then(|| out.finish())
 }
 
 /// What a piece of code is, as far as a theme colours it: one class a
