@@ -541,9 +541,391 @@ const DIFF: Spec = Spec {
     ..BASE
 };
 
+const GROOVY: Spec = Spec {
+    name: "Groovy",
+    names: "groovy gradle gvy jenkinsfile",
+    quotes: &[
+        quote("\"\"\"", true, true),
+        quote("'''", true, true),
+        DQ,
+        SQ,
+    ],
+    char_quote: false,
+    ..JAVA_LIKE
+};
+
+const OBJECTIVE_C: Spec = Spec {
+    name: "Objective-C",
+    names: "objc objective-c objectivec m mm",
+    sigils: &[sigil(b'#', Colour::Keyword), sigil(b'@', Colour::Storage)],
+    string_prefixes: "",
+    ..C
+};
+
+const D: Spec = Spec {
+    name: "D",
+    names: "d dlang",
+    string_prefixes: "r q",
+    quotes: &[DQ, quote("`", false, true)],
+    ..C
+};
+
+const HASKELL: Spec = Spec {
+    name: "Haskell",
+    names: "haskell hs lhs purescript purs elm",
+    line_comments: &["--"],
+    block_comment: Some(("{-", "-}")),
+    quotes: &[DQ],
+    char_quote: true,
+    keywords: "case class data default deriving do else if import in infix infixl \
+        infixr instance let module newtype of then type where qualified as hiding \
+        forall mdo family exposing port",
+    constants: "True False Nothing Just Left Right otherwise",
+    support: "IO Maybe Either String Int Integer Bool Char Double Float map \
+        filter foldr foldl putStrLn print show read return pure fmap",
+    word_extra: b"'",
+    ..BASE
+};
+
+const ML: Spec = Spec {
+    name: "OCaml",
+    names: "ocaml ml mli fsharp f# fs fsx fsi reason re",
+    line_comments: &["//"],
+    block_comment: Some(("(*", "*)")),
+    quotes: &[DQ],
+    char_quote: true,
+    keywords: "and as assert begin class constraint do done downto else end exception \
+        external for fun function functor if in include inherit initializer lazy \
+        let match method module mutable new object of open or private rec sig struct \
+        then to try type val virtual when while with member namespace use yield",
+    constants: "true false None Some Ok Error unit",
+    definers: "let type module fun",
+    ..BASE
+};
+
+const ERLANG: Spec = Spec {
+    name: "Erlang",
+    names: "erlang erl hrl",
+    line_comments: &["%"],
+    quotes: &[DQ],
+    keywords: "after and andalso band begin bnot bor bsl bsr bxor case catch cond div \
+        end fun if let not of or orelse receive rem try when xor",
+    constants: "true false undefined ok error",
+    // `-module(x).`: an attribute, at a line's start.
+    sigils: &[
+        Sigil {
+            byte: b'-',
+            colour: Colour::Keyword,
+            after_space: true,
+        },
+        sigil(b'?', Colour::Constant),
+    ],
+    ..BASE
+};
+
+const ELIXIR: Spec = Spec {
+    name: "Elixir",
+    names: "elixir ex exs heex",
+    line_comments: HASH,
+    quotes: &[quote("\"\"\"", true, true), DQ, SQ],
+    keywords: "do end fn if else unless case cond with for receive try catch rescue \
+        after raise import require alias use quote unquote when and or not in",
+    storage: "def defp defmodule defmacro defmacrop defstruct defprotocol defimpl",
+    constants: "true false nil",
+    definers: "def defp defmodule defmacro defmacrop",
+    sigils: &[
+        sigil(b'@', Colour::Parameter),
+        sigil(b':', Colour::Constant),
+    ],
+    word_extra: b"?!",
+    ..BASE
+};
+
+const PERL: Spec = Spec {
+    name: "Perl",
+    names: "perl pl pm t",
+    line_comments: HASH,
+    quotes: &[DQ_ML, quote("'", true, true)],
+    keywords: "if elsif else unless while until for foreach do last next redo return \
+        use no require package and or not eq ne lt gt le ge cmp local our my sub",
+    support: "print printf say die warn open close push pop shift unshift split join \
+        map grep sort keys values exists delete defined ref bless chomp",
+    definers: "sub package",
+    sigils: &[
+        sigil(b'$', Colour::Parameter),
+        sigil(b'@', Colour::Parameter),
+        sigil(b'%', Colour::Parameter),
+    ],
+    ..BASE
+};
+
+const R: Spec = Spec {
+    name: "R",
+    names: "r rscript rmd",
+    line_comments: HASH,
+    quotes: &[DQ, SQ],
+    keywords: "if else repeat while function for in next break return library require",
+    constants: "TRUE FALSE NULL NA NaN Inf T F",
+    support: "c list data.frame print paste paste0 cat length seq rep vector matrix \
+        sum mean apply lapply sapply",
+    word_extra: b".",
+    definers: "function",
+    ..BASE
+};
+
+const JULIA: Spec = Spec {
+    name: "Julia",
+    names: "julia jl",
+    line_comments: HASH,
+    block_comment: Some(("#=", "=#")),
+    quotes: &[quote("\"\"\"", true, true), DQ],
+    char_quote: true,
+    keywords: "if elseif else end for while do try catch finally return break continue \
+        begin let quote using import export module baremodule in where",
+    storage: "function macro struct mutable abstract primitive type const global local",
+    constants: "true false nothing missing NaN Inf",
+    definers: "function macro struct",
+    sigils: &[sigil(b'@', Colour::Entity)],
+    word_extra: b"!",
+    ..BASE
+};
+
+const LISP: Spec = Spec {
+    name: "Lisp",
+    names: "lisp clojure clj cljs cljc edn scheme scm rkt racket el elisp emacs-lisp \
+        common-lisp fennel fnl",
+    line_comments: &[";"],
+    quotes: &[DQ_ML],
+    keywords: "def defn defn- defmacro defun defvar defparameter defconst define \
+        let let* letfn lambda fn if when unless cond case do progn loop recur and or \
+        not ns require import quote setq setf",
+    constants: "nil true false t",
+    definers: "def defn defn- defmacro defun defvar defparameter define",
+    sigils: &[sigil(b':', Colour::Constant)],
+    word_extra: b"-!?*<>=/+.",
+    ..BASE
+};
+
+const ZIG: Spec = Spec {
+    name: "Zig",
+    names: "zig zon",
+    line_comments: C_LINE,
+    quotes: &[DQ],
+    char_quote: true,
+    keywords: "if else while for switch return break continue defer errdefer try \
+        catch orelse unreachable comptime inline and or async await suspend resume \
+        test usingnamespace",
+    storage: "fn const var pub struct enum union error extern export packed opaque \
+        threadlocal u8 u16 u32 u64 usize i8 i16 i32 i64 isize f32 f64 bool void \
+        anyerror anytype type",
+    constants: "true false null undefined",
+    definers: "fn",
+    sigils: &[sigil(b'@', Colour::Support)],
+    ..BASE
+};
+
+const NIX: Spec = Spec {
+    name: "Nix",
+    names: "nix",
+    line_comments: HASH,
+    block_comment: C_BLOCK,
+    quotes: &[DQ_ML, quote("''", false, true)],
+    keywords: "let in with rec inherit if then else assert or import",
+    constants: "true false null",
+    support: "builtins pkgs lib mkDerivation fetchurl stdenv",
+    key: Some((b'=', Colour::Tag, false)),
+    word_extra: b"-'",
+    ..BASE
+};
+
+const HCL: Spec = Spec {
+    name: "HCL",
+    names: "hcl terraform tf tfvars nomad",
+    line_comments: &["#", "//"],
+    block_comment: C_BLOCK,
+    quotes: &[DQ],
+    keywords: "resource data variable output module provider locals terraform for in \
+        if dynamic content",
+    constants: "true false null",
+    key: Some((b'=', Colour::Tag, false)),
+    word_extra: b"-",
+    ..BASE
+};
+
+const GRAPHQL: Spec = Spec {
+    name: "GraphQL",
+    names: "graphql gql",
+    line_comments: HASH,
+    quotes: &[quote("\"\"\"", true, true), DQ],
+    keywords: "query mutation subscription fragment on schema extend implements \
+        directive",
+    storage: "type interface union enum input scalar",
+    constants: "true false null",
+    definers: "type interface union enum input scalar fragment query mutation",
+    sigils: &[sigil(b'$', Colour::Parameter), sigil(b'@', Colour::Storage)],
+    ..BASE
+};
+
+const PROTOBUF: Spec = Spec {
+    name: "Protocol Buffers",
+    names: "protobuf proto proto3",
+    line_comments: C_LINE,
+    block_comment: C_BLOCK,
+    quotes: &[DQ, SQ],
+    keywords: "syntax package import option returns stream reserved to max oneof \
+        extend public weak",
+    storage: "message service rpc enum repeated optional required map double float \
+        int32 int64 uint32 uint64 sint32 sint64 fixed32 fixed64 bool string bytes",
+    constants: "true false",
+    definers: "message service rpc enum",
+    ..BASE
+};
+
+const DOT: Spec = Spec {
+    name: "Graphviz",
+    names: "dot gv graphviz",
+    line_comments: &["//", "#"],
+    block_comment: C_BLOCK,
+    quotes: &[DQ],
+    keywords: "strict graph digraph subgraph node edge",
+    key: Some((b'=', Colour::Entity, false)),
+    ignore_case: true,
+    ..BASE
+};
+
+const LATEX: Spec = Spec {
+    name: "LaTeX",
+    names: "latex tex sty bib bibtex context",
+    line_comments: &["%"],
+    quotes: &[],
+    sigils: &[sigil(b'\\', Colour::Keyword), sigil(b'$', Colour::String)],
+    ..BASE
+};
+
+const MATLAB: Spec = Spec {
+    name: "MATLAB",
+    names: "matlab octave",
+    line_comments: &["%"],
+    block_comment: Some(("%{", "%}")),
+    quotes: &[DQ],
+    keywords: "if elseif else end for while switch case otherwise try catch return \
+        break continue function global persistent parfor",
+    constants: "true false pi inf nan eps",
+    definers: "function",
+    ..BASE
+};
+
+const PASCAL: Spec = Spec {
+    name: "Pascal",
+    names: "pascal pas dpr delphi",
+    line_comments: C_LINE,
+    block_comment: Some(("{", "}")),
+    quotes: &[quote("'", false, false)],
+    keywords: "begin end if then else case of for to downto do while repeat until \
+        with program unit uses interface implementation procedure function var \
+        const type record array class object and or not div mod nil",
+    constants: "true false nil",
+    definers: "procedure function program unit",
+    ignore_case: true,
+    ..BASE
+};
+
+const TCL: Spec = Spec {
+    name: "Tcl",
+    names: "tcl tk",
+    line_comments: HASH,
+    comment_after_space: true,
+    quotes: &[DQ_ML],
+    keywords: "if elseif else for foreach while switch proc return break continue \
+        set unset global upvar namespace package source expr puts",
+    definers: "proc",
+    sigils: &[sigil(b'$', Colour::Parameter)],
+    ..BASE
+};
+
+const APPLESCRIPT: Spec = Spec {
+    name: "AppleScript",
+    names: "applescript scpt osascript",
+    line_comments: &["--", "#"],
+    block_comment: Some(("(*", "*)")),
+    quotes: &[DQ],
+    keywords: "tell to end if then else repeat with in on set get return of the my \
+        try error considering ignoring using terms from script property global local",
+    constants: "true false missing value",
+    definers: "on to",
+    ..BASE
+};
+
+const BATCH: Spec = Spec {
+    name: "Batch",
+    names: "bat cmd batch dosbatch",
+    line_comments: &["::", "rem ", "REM ", "@rem ", "@REM "],
+    quotes: &[quote("\"", false, false)],
+    keywords: "if else for in do goto call exit set setlocal endlocal echo not exist \
+        defined errorlevel shift pushd popd",
+    sigils: &[sigil(b'%', Colour::Parameter), sigil(b':', Colour::Entity)],
+    ignore_case: true,
+    ..BASE
+};
+
+const ACTIONSCRIPT: Spec = Spec {
+    name: "ActionScript",
+    names: "actionscript as as3",
+    ..JAVASCRIPT
+};
+
 /// Every language known, in no particular order.
 pub const ALL: &[Spec] = &[
-    RUST, PYTHON, JAVASCRIPT, TYPESCRIPT, GO, C, CPP, JAVA_LIKE, CSHARP, KOTLIN, SWIFT, SCALA,
-    DART, RUBY, PHP, LUA, SQL, SHELL, POWERSHELL, MAKEFILE, DOCKERFILE, JSON, YAML, TOML, CSS,
-    HTML, MARKDOWN, DIFF,
+    RUST,
+    PYTHON,
+    JAVASCRIPT,
+    TYPESCRIPT,
+    GO,
+    C,
+    CPP,
+    JAVA_LIKE,
+    CSHARP,
+    KOTLIN,
+    SWIFT,
+    SCALA,
+    DART,
+    RUBY,
+    PHP,
+    LUA,
+    SQL,
+    SHELL,
+    POWERSHELL,
+    MAKEFILE,
+    DOCKERFILE,
+    JSON,
+    YAML,
+    TOML,
+    CSS,
+    HTML,
+    MARKDOWN,
+    DIFF,
+    GROOVY,
+    OBJECTIVE_C,
+    D,
+    HASKELL,
+    ML,
+    ERLANG,
+    ELIXIR,
+    PERL,
+    R,
+    JULIA,
+    LISP,
+    ZIG,
+    NIX,
+    HCL,
+    GRAPHQL,
+    PROTOBUF,
+    DOT,
+    LATEX,
+    MATLAB,
+    PASCAL,
+    TCL,
+    APPLESCRIPT,
+    BATCH,
+    ACTIONSCRIPT,
 ];

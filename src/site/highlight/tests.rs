@@ -269,6 +269,60 @@ fn each_language_colours_what_its_table_says() {
             ],
         ),
         (
+            "haskell",
+            "main :: IO ()\nmain = do -- go\n  putStrLn \"hi\" {- x -}",
+            &[
+                ("support", "IO"),
+                ("keyword", "do"),
+                ("comment", "-- go"),
+                ("support", "putStrLn"),
+                ("string", "\"hi\""),
+                ("comment", "{- x -}"),
+            ],
+        ),
+        (
+            "elixir",
+            "defmodule A do\n  @doc \"x\"\n  def f(a), do: {:ok, nil} # c\nend",
+            &[
+                ("storage", "defmodule"),
+                ("entity", "A"),
+                ("parameter", "@doc"),
+                ("string", "\"x\""),
+                ("storage", "def"),
+                ("entity", "f"),
+                ("constant", ":ok"),
+                ("constant", "nil"),
+                ("comment", "# c"),
+            ],
+        ),
+        (
+            "latex",
+            "\\section{Intro} % note\n$x$",
+            &[("keyword", "\\section"), ("comment", "% note"), ("string", "$x")],
+        ),
+        (
+            "clojure",
+            "(defn greet [name] (str \"hi \" name)) ; c\n:key",
+            &[
+                ("keyword", "defn"),
+                ("entity", "greet"),
+                ("string", "\"hi \""),
+                ("comment", "; c"),
+                ("constant", ":key"),
+            ],
+        ),
+        (
+            "bat",
+            "@echo off\nREM note\nset X=%PATH%\n:loop",
+            &[
+                ("keyword", "echo"),
+                ("comment", "REM note"),
+                ("keyword", "set"),
+                ("parameter", "%PATH"),
+                ("entity", ":loop"),
+            ],
+        ),
+        (
             "css",
             ".card > a { color: #fff; } @media x {}",
             &[
