@@ -205,6 +205,11 @@ impl<'a> Scan<'a, '_> {
                 let end = self.line_end(self.at);
                 let close = memchr(b']', &self.b[self.at..end]).map_or(end, |k| self.at + k + 1);
                 self.token(close, Colour::Entity);
+            } else if let Some((start, end, colour)) =
+                first.then(|| self.line_key(syntax)).flatten()
+            {
+                self.at = start;
+                self.token(end, colour);
             } else if let Some(end) = self.comment(syntax) {
                 self.token(end, Colour::Comment);
             } else if let Some(end) = self.string(syntax, self.at, true) {
@@ -314,6 +319,32 @@ impl<'a> Scan<'a, '_> {
     fn number_in_word(&self, extra: &[u8]) -> bool {
         let end = self.number();
         self.b.get(end).is_some_and(|&c| is_word(c, extra))
+    }
+
+    /// A key of several words at a line's start (`date created: x` in
+    /// YAML), in languages whose keys need a space after the separator:
+    /// where it starts (after a list's `- `), ends, and its colour.
+    fn line_key(&self, syntax: &Syntax) -> Option<(usize, usize, Colour)> {
+        let (sep, colour, true) = syntax.spec.key? else {
+            return None;
+        };
+        let b = self.b;
+        let start = if b[self.at..].starts_with(b"- ") {
+            self.at + 2
+        } else {
+            self.at
+        };
+        let end = self.line_end(start);
+        let line = &b[start..end];
+        let k = line
+            .iter()
+            .enumerate()
+            .position(|(i, &c)| c == sep && line.get(i + 1).is_none_or(|n| *n == b' '))?;
+        let key = &line[..k];
+        let plain = !key.is_empty()
+            && key.contains(&b' ')
+            && !key.iter().any(|c| b"#\"'{}[](),@&*!|>%`".contains(c));
+        plain.then_some((start, start + k, colour))
     }
 
     fn number(&self) -> usize {

@@ -179,7 +179,7 @@ fn each_language_colours_what_its_table_says() {
         ),
         (
             "yaml",
-            "on:\n  - uses: actions/checkout@v4 # pin\n    url: \"http://x\"\n    tag: a#b",
+            "on:\n  - uses: actions/checkout@v4 # pin\n    url: \"http://x\"\n    tag: a#b\ndate created: 7 pm\n- two words: x",
             &[
                 ("tag", "on"),
                 ("tag", "uses"),
@@ -187,6 +187,8 @@ fn each_language_colours_what_its_table_says() {
                 ("tag", "url"),
                 ("string", "\"http://x\""),
                 ("tag", "tag"),
+                ("tag", "date created"),
+                ("tag", "two words"),
             ],
         ),
         (
