@@ -99,7 +99,7 @@ GREW=""    # "LENGTH FILE": a history that got a prompt, cut back on exit
 
 cleanup() {
     if [ -n "$ADDED" ] && [ -e "$ADDED" ]; then rm -f -- "$ADDED"; fi
-    if [ -n "$GREW" ]; then truncate -s "${GREW%% *}" -- "${GREW#* }"; fi
+    unprompt
     rm -rf -- "$TMP"
 }
 trap cleanup EXIT

@@ -103,11 +103,16 @@ const fn sigil(byte: u8, colour: Colour) -> Sigil {
         after_space: false,
     }
 }
-const OPTION: Sigil = Sigil {
-    byte: b'-',
-    colour: Colour::Parameter,
-    after_space: true,
-};
+/// A sigil only after a space or at a line's start.
+const fn sigil_after_space(byte: u8, colour: Colour) -> Sigil {
+    Sigil {
+        byte,
+        colour,
+        after_space: true,
+    }
+}
+/// `-v`, `--force`, `-Path`: a command's option.
+const OPTION: Sigil = sigil_after_space(b'-', Colour::Parameter);
 
 const BASE: Spec = Spec {
     name: "",
@@ -613,11 +618,7 @@ const ERLANG: Spec = Spec {
     constants: "true false undefined ok error",
     // `-module(x).`: an attribute, at a line's start.
     sigils: &[
-        Sigil {
-            byte: b'-',
-            colour: Colour::Keyword,
-            after_space: true,
-        },
+        sigil_after_space(b'-', Colour::Keyword),
         sigil(b'?', Colour::Constant),
     ],
     ..BASE

@@ -215,8 +215,11 @@ impl<'a> Scan<'a, '_> {
             } else if let Some(end) = self.string(syntax, self.at, true) {
                 let colour = self.key(syntax, end).unwrap_or(Colour::String);
                 self.token(end, colour);
-            } else if c.is_ascii_digit() && !self.number_in_word(spec.word_extra) {
-                let end = self.number();
+            } else if let Some(end) = c
+                .is_ascii_digit()
+                .then(|| self.number(spec.word_extra))
+                .flatten()
+            {
                 self.token(end, Colour::Constant);
             } else if c.is_ascii_digit() || is_word_start(c, spec.word_extra) {
                 let word = self.word(syntax, names.colour());
@@ -314,13 +317,6 @@ impl<'a> Scan<'a, '_> {
         (b.get(j) == Some(&sep) && (spaced || !needs_space)).then_some(colour)
     }
 
-    /// A number that runs on into a word (`01a1-61f0` in a shell, where
-    /// `-` joins words) is read as that word.
-    fn number_in_word(&self, extra: &[u8]) -> bool {
-        let end = self.number();
-        self.b.get(end).is_some_and(|&c| is_word(c, extra))
-    }
-
     /// A key of several words at a line's start (`date created: x` in
     /// YAML), in languages whose keys need a space after the separator:
     /// where it starts (after a list's `- `), ends, and its colour.
@@ -347,7 +343,9 @@ impl<'a> Scan<'a, '_> {
         plain.then_some((start, start + k, colour))
     }
 
-    fn number(&self) -> usize {
+    /// Where the number at `at` ends; None when it runs on into a word
+    /// (`01a1-61f0` in a shell, where `-` joins words), read as that word.
+    fn number(&self, extra: &[u8]) -> Option<usize> {
         let b = self.b;
         let hex = b[self.at] == b'0' && matches!(b.get(self.at + 1), Some(b'x' | b'X'));
         let mut i = self.at + 1;
@@ -362,7 +360,7 @@ impl<'a> Scan<'a, '_> {
             }
             i += 1;
         }
-        i
+        (!b.get(i).is_some_and(|&c| is_word(c, extra))).then_some(i)
     }
 
     /// A word: a string's prefix, a key, a keyword, or plain; a plain

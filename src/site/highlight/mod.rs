@@ -29,8 +29,6 @@ const MAX_LINE: usize = 2_000;
 /// lists to look up.
 #[derive(Debug)]
 pub struct Syntax {
-    /// The language's name (`Rust`, `Python` …).
-    pub name: &'static str,
     spec: &'static Spec,
     /// Words that have a colour by themselves, sorted.
     words: Vec<(&'static str, Colour)>,
@@ -54,13 +52,17 @@ impl Syntax {
         words.sort_by_key(|(w, _)| *w);
         words.dedup_by_key(|(w, _)| *w);
         Syntax {
-            name: spec.name,
             spec,
             words,
             names: spec.names.split_whitespace().collect(),
             definers: spec.definers.split_whitespace().collect(),
             string_prefixes: spec.string_prefixes.split_whitespace().collect(),
         }
+    }
+
+    /// The language's name (`Rust`, `Python` …).
+    pub fn name(&self) -> &'static str {
+        self.spec.name
     }
 
     /// The colour a word has by itself, None for a plain word.

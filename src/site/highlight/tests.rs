@@ -19,7 +19,7 @@ fn known_languages_get_classes_and_text_stays_escaped() {
     );
     assert!(for_fence("text").is_none() && for_fence("").is_none());
     assert!(for_fence("no-such-language").is_none());
-    assert_eq!(for_path("/x/y/app.py").map(|s| s.name), Some("Python"));
+    assert_eq!(for_path("/x/y/app.py").map(|s| s.name()), Some("Python"));
     assert!(for_fence("ts").is_some() && for_fence("bash").is_some());
 }
 
@@ -356,10 +356,10 @@ fn names_and_paths_find_their_language() {
     let mut seen = std::collections::HashMap::new();
     for syntax in syntaxes() {
         for name in &syntax.names {
-            assert_eq!(seen.insert(*name, syntax.name), None, "{name} twice");
-            assert_eq!(for_fence(name).map(|s| s.name), Some(syntax.name));
+            assert_eq!(seen.insert(*name, syntax.name()), None, "{name} twice");
+            assert_eq!(for_fence(name).map(|s| s.name()), Some(syntax.name()));
             let upper = name.to_uppercase();
-            assert_eq!(for_fence(&upper).map(|s| s.name), Some(syntax.name));
+            assert_eq!(for_fence(&upper).map(|s| s.name()), Some(syntax.name()));
         }
     }
     for (path, name) in [
@@ -369,10 +369,10 @@ fn names_and_paths_find_their_language() {
         ("a/b.test.tsx", "TypeScript"),
         ("lib.rs", "Rust"),
     ] {
-        assert_eq!(for_path(path).map(|s| s.name), Some(name), "{path}");
+        assert_eq!(for_path(path).map(|s| s.name()), Some(name), "{path}");
     }
     assert!(for_path("notes.txt").is_none() && for_path("LICENSE").is_none());
-    assert_eq!(for_fence("rust,ignore").map(|s| s.name), Some("Rust"));
+    assert_eq!(for_fence("rust,ignore").map(|s| s.name()), Some("Rust"));
 }
 
 /// A string or comment left open colours what is left of its line, or
@@ -400,7 +400,7 @@ proptest::proptest! {
         ).expect("regex"),
         lang in proptest::sample::select(langs::ALL.iter().map(|s| s.name).collect::<Vec<_>>()),
     ) {
-        let syntax = syntaxes().iter().find(|s| s.name == lang).expect("known");
+        let syntax = syntaxes().iter().find(|s| s.name() == lang).expect("known");
         let known = [
             "hl-comment", "hl-string", "hl-constant", "hl-support", "hl-keyword",
             "hl-storage", "hl-entity", "hl-tag", "hl-parameter",
