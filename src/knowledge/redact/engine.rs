@@ -9,6 +9,7 @@ use regex::Regex;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::LazyLock;
 
 /// Kinds of the rules that live in code, in a fixed order (indices below);
 /// the table's kinds and the user's follow.
@@ -230,7 +231,7 @@ impl Redactor {
         }
         // All on the original text: replacing names and homes (`user`, `~`
         // next to a non-alphanumeric character) creates no trigger literal.
-        let url = !use_trigger || memmem::find(text.as_bytes(), b"://").is_some();
+        let url = !use_trigger || SCHEME_END.find(text.as_bytes()).is_some();
         let rest = !use_trigger
             || text.len() > SHORT_TEXT
             || self.trigger_rest.iter().any(|t| t.is_match(text));
@@ -433,7 +434,7 @@ impl Redactor {
         let b = text.as_bytes();
         let mut rw = Rewriter::new(text, st);
         let mut done = 0;
-        for i in memmem::find_iter(b, b"://") {
+        for i in SCHEME_END.find_iter(b) {
             if i < done || i == 0 || !b[i - 1].is_ascii_alphanumeric() {
                 continue;
             }
@@ -561,10 +562,17 @@ impl State {
     }
 }
 
+/// The searchers of literals looked for in every text, built once:
+/// `memmem::find` builds one at every call, a cost beside a short text.
+static MARKER_START: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(b"[REDACTED:"));
+static SCHEME_END: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(b"://"));
+
 pub(super) fn marker_spans(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut v = Vec::new();
-    for s in memmem::find_iter(bytes, b"[REDACTED:") {
+    for s in MARKER_START.find_iter(bytes) {
         let lim = (s + 80).min(bytes.len());
         if let Some(i) = memchr::memchr(b']', &bytes[s..lim]) {
             v.push((s, s + i + 1));
