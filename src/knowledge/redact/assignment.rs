@@ -1,7 +1,9 @@
 //! `password = ...`, `"token": "..."`, `--password ...`: the value of a
 //! secret-looking key, and the many ways code looks like one without being one.
 
-use super::engine::{is_b64, marker_spans, Rewriter, State, K_ASSIGNMENT, K_AWS_SECRET};
+use super::engine::{
+    is_b64, marker_spans, slots_if_match, Rewriter, State, K_ASSIGNMENT, K_AWS_SECRET,
+};
 use super::Redactor;
 
 /// Assignment keys in lower, UPPER and Capitalized spelling (which also
@@ -33,9 +35,8 @@ impl Redactor {
     fn assignment_pass(&self, flag: bool, text: &str, st: &mut State) -> Option<String> {
         let re = &self.assignment[flag as usize];
         let bytes = text.as_bytes();
+        let (mut locs, mut pos) = slots_if_match(re, text)?;
         let mut rw = Rewriter::new(text, st);
-        let mut locs = re.capture_locations();
-        let mut pos = 0;
         while let Some(m) = re.captures_read_at(&mut locs, text, pos) {
             pos = m.end();
             // main: 1 key, 2 separator, 3 XML key; flag: 1 key
