@@ -4,7 +4,8 @@
 use crate::knowledge::model::Edit;
 use crate::site::highlight::Syntax;
 use serde::Serialize;
-use similar::{ChangeTag, TextDiff};
+use similar::{Algorithm, ChangeTag, DiffTag, DiffableStr, TextDiff};
+use std::collections::HashMap;
 
 /// The largest edit (both sides) whose lines are coloured.
 const COLOURED_EDIT: usize = 600;
@@ -56,50 +57,165 @@ pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
         }
         let d = TextDiff::from_lines(e.old.as_str(), e.new.as_str());
         for op in d.ops() {
-            let (_, old, new) = op.as_tag_tuple();
-            if old.len().max(new.len()) > MARKED_LINES {
-                for change in d.iter_changes(op) {
-                    let text = change.value().trim_end_matches(['\n', '\r']);
-                    // A blank line has no parts, as in a marked block.
-                    let parts = (!text.is_empty())
-                        .then(|| DiffPart {
-                            text: text.to_string(),
-                            mark: false,
-                        })
-                        .into_iter()
-                        .collect();
-                    out.push(line(change.tag(), parts, syntax));
+            let (tag, old, new) = op.as_tag_tuple();
+            if tag == DiffTag::Replace && old.len().max(new.len()) <= MARKED_LINES {
+                let old: Vec<&str> = old.filter_map(|i| d.old_slice(i)).collect();
+                let new: Vec<&str> = new.filter_map(|i| d.new_slice(i)).collect();
+                if let Some([old, new]) = marked(&old, &new) {
+                    let tagged = (old.into_iter().map(|v| (ChangeTag::Delete, v)))
+                        .chain(new.into_iter().map(|v| (ChangeTag::Insert, v)));
+                    for (tag, values) in tagged {
+                        out.push(line(tag, parts(values), syntax));
+                    }
+                    continue;
                 }
-                continue;
             }
-            // Without similar's default half-second deadline: a block this
-            // small is marked in microseconds, and a deadline read the clock
-            // at every step (a tenth of a diff's time) and made the marks
-            // depend on how fast the machine was.
-            for change in d.iter_inline_changes_deadline(op, None) {
-                let mut parts: Vec<DiffPart> = Vec::new();
-                for (mark, text) in change.iter_strings_lossy() {
-                    let text = text.trim_end_matches(['\n', '\r']);
-                    if text.is_empty() {
-                        continue;
-                    }
-                    // A changed line wholly changed needs no marks.
-                    match parts.last_mut() {
-                        Some(last) if last.mark == mark => last.text.push_str(text),
-                        _ => parts.push(DiffPart {
-                            text: text.to_string(),
-                            mark,
-                        }),
-                    }
-                }
-                if parts.len() == 1 {
-                    parts[0].mark = false;
-                }
-                out.push(line(change.tag(), parts, syntax));
+            for change in d.iter_changes(op) {
+                out.push(line(change.tag(), parts([(false, change.value())]), syntax));
             }
         }
     }
     out
+}
+
+/// A line's runs of text, marked or not, as parts: line ends dropped (a
+/// blank line has no parts), runs alike joined, and a line wholly
+/// changed not marked (it needs no marks).
+fn parts<'s>(values: impl IntoIterator<Item = (bool, &'s str)>) -> Vec<DiffPart> {
+    let mut parts: Vec<DiffPart> = Vec::new();
+    for (mark, text) in values {
+        let text = text.trim_end_matches(['\n', '\r']);
+        if text.is_empty() {
+            continue;
+        }
+        match parts.last_mut() {
+            Some(last) if last.mark == mark => last.text.push_str(text),
+            _ => parts.push(DiffPart {
+                text: text.to_string(),
+                mark,
+            }),
+        }
+    }
+    if parts.len() == 1 {
+        parts[0].mark = false;
+    }
+    parts
+}
+
+/// A line's runs of text, each with whether it changed.
+type Runs<'s> = Vec<(bool, &'s str)>;
+
+/// The lines of a replaced block, old then new, with the words that
+/// changed marked as similar's `iter_inline_changes` marks them (by its
+/// defaults: words and the whitespace between them as tokens, a patience
+/// diff, marks only when at least half the tokens are kept), or None when
+/// it would not mark them. The same diff, on tokens numbered by their
+/// text: similar compares its tokens as strings in the diff's inner
+/// loop, which was most of the time a diff took.
+fn marked<'s>(old: &[&'s str], new: &[&'s str]) -> Option<[Vec<Runs<'s>>; 2]> {
+    let lines = old.len() + new.len();
+    if lines > 0 && 2.0 * old.len().min(new.len()) as f32 / (lines as f32) < 0.5 {
+        return None;
+    }
+    let mut numbers: HashMap<&str, u32> = HashMap::new();
+    let (old_tokens, old_ids) = tokens(old, &mut numbers);
+    let (new_tokens, new_ids) = tokens(new, &mut numbers);
+    // Tokens kept in order are at most the tokens both sides share, in any
+    // order: a block sharing under half is known unmarked without the diff.
+    // Three blocks in four of a gigabyte's edits are, and took most of the
+    // time their diffs took.
+    let shared = shared(&old_ids, &new_ids, numbers.len());
+    if ratio(shared, old_ids.len() + new_ids.len()) < 0.5 {
+        return None;
+    }
+    let ops = similar::capture_diff_slices_deadline(Algorithm::Patience, &old_ids, &new_ids, None);
+    if similar::diff_ratio(&ops, old_ids.len(), new_ids.len()) < 0.5 {
+        return None;
+    }
+    let mut out: [Vec<Runs<'s>>; 2] = [Vec::new(), Vec::new()];
+    let sides = [(old, &old_tokens[..]), (new, &new_tokens[..])];
+    for op in ops {
+        let (tag, o, n) = op.as_tag_tuple();
+        for (side, range) in [(0, o), (1, n)] {
+            if range.is_empty() {
+                continue;
+            }
+            let (lines, tokens) = sides[side];
+            runs(&mut out[side], lines, &tokens[range], tag != DiffTag::Equal);
+        }
+    }
+    Some(out)
+}
+
+/// similar's ratio of `kept` tokens of `total` (`diff_ratio`), with its
+/// arithmetic: for one total, fewer kept never gives a higher ratio.
+fn ratio(kept: usize, total: usize) -> f32 {
+    if total == 0 {
+        1.0
+    } else {
+        2.0 * kept as f32 / total as f32
+    }
+}
+
+/// How many tokens `old` and `new` share, however ordered (numbers below
+/// `numbers`).
+fn shared(old: &[u32], new: &[u32], numbers: usize) -> usize {
+    let mut left = vec![0u32; numbers];
+    for &t in old {
+        left[t as usize] += 1;
+    }
+    let mut shared = 0;
+    for &t in new {
+        if let Some(n) = left.get_mut(t as usize).filter(|n| **n > 0) {
+            *n -= 1;
+            shared += 1;
+        }
+    }
+    shared
+}
+
+/// A token: the line it is in, where it starts there, and its length.
+type Token = (usize, usize, usize);
+
+/// The tokens of `lines` (similar's words and runs of whitespace), and
+/// each one's number: the same text, the same number.
+fn tokens<'s>(lines: &[&'s str], numbers: &mut HashMap<&'s str, u32>) -> (Vec<Token>, Vec<u32>) {
+    let mut tokens = Vec::new();
+    let mut ids = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let mut at = 0;
+        for word in line.tokenize_words() {
+            let next = numbers.len() as u32;
+            ids.push(*numbers.entry(word).or_insert(next));
+            tokens.push((i, at, word.len()));
+            at += word.len();
+        }
+    }
+    (tokens, ids)
+}
+
+/// Add the text of consecutive `tokens` to the runs of their lines: one
+/// run a line; a changed run split at line ends, which are never marked.
+fn runs<'s>(out: &mut Vec<Runs<'s>>, lines: &[&'s str], tokens: &[Token], changed: bool) {
+    let mut i = 0;
+    while let Some(&(line, start, _)) = tokens.get(i) {
+        let mut end = start;
+        while let Some(&(_, at, len)) = tokens.get(i).filter(|t| t.0 == line) {
+            end = at + len;
+            i += 1;
+        }
+        let text = &lines[line][start..end];
+        if out.len() <= line {
+            out.resize_with(line + 1, Vec::new);
+        }
+        if changed {
+            for seg in text.tokenize_lines_and_newlines() {
+                out[line].push((!seg.ends_with_newline(), seg));
+            }
+        } else {
+            out[line].push((false, text));
+        }
+    }
 }
 
 /// One line of a diff; coloured when it is one run of text and `syntax`
@@ -159,6 +275,63 @@ mod tests {
         assert!(lines.iter().all(|l| l.parts.iter().all(|p| !p.mark)));
         assert!(shown(&lines).contains(&"del let a3 = 3;".to_string()));
         assert!(shown(&lines).contains(&"ins let b19 = 19;".to_string()));
+    }
+
+    /// A replaced block's lines as [`marked`] gives them (or plain, when
+    /// it does not mark them), and as similar's `iter_inline_changes` does.
+    fn both_ways(old: &str, new: &str) -> Vec<[Vec<(ChangeTag, Vec<(bool, String)>)>; 2]> {
+        let d = TextDiff::from_lines(old, new);
+        let owned = |v: &[(bool, &str)]| v.iter().map(|(m, t)| (*m, t.to_string())).collect();
+        let mut out = Vec::new();
+        for op in d.ops().iter().filter(|op| op.tag() == DiffTag::Replace) {
+            let (_, o, n) = op.as_tag_tuple();
+            let o: Vec<&str> = o.filter_map(|i| d.old_slice(i)).collect();
+            let n: Vec<&str> = n.filter_map(|i| d.new_slice(i)).collect();
+            let ours = match marked(&o, &n) {
+                Some([o, n]) => (o.iter().map(|v| (ChangeTag::Delete, owned(v))))
+                    .chain(n.iter().map(|v| (ChangeTag::Insert, owned(v))))
+                    .collect(),
+                None => d
+                    .iter_changes(op)
+                    .map(|c| (c.tag(), vec![(false, c.value().to_string())]))
+                    .collect(),
+            };
+            let theirs = d
+                .iter_inline_changes_deadline(op, None)
+                .map(|c| (c.tag(), owned(c.values())))
+                .collect();
+            out.push([ours, theirs]);
+        }
+        out
+    }
+
+    #[test]
+    fn words_are_marked_as_similar_marks_them() {
+        for [ours, theirs] in both_ways(
+            "let b = lock().unwrap();\nkeep\nfn old() {}\n",
+            "let b = lock()?;\nkeep\nfn new_name() {}\nmore\n",
+        ) {
+            assert!(ours.iter().any(|(_, v)| v.iter().any(|(m, _)| *m)));
+            assert_eq!(ours, theirs);
+        }
+        let rewritten = both_ways("alpha beta\n", "one two three four five\n");
+        assert!(rewritten
+            .iter()
+            .all(|[o, _]| o.iter().all(|(_, v)| v.len() == 1)));
+    }
+
+    proptest::proptest! {
+        /// Any replaced block, of words, whitespace of every kind, line
+        /// ends with and without CR, a last line without one, non-ASCII.
+        #[test]
+        fn marked_words_are_similars_marked_words(
+            old in "((a|bb|é|日本|x1|[c-f]{1,2}|\\(|\\.| |  |\t|\r\n|\n){0,12}){0,3}",
+            new in "((a|bb|é|日本|x1|[c-f]{1,2}|\\(|\\.| |  |\t|\r\n|\n){0,12}){0,3}",
+        ) {
+            for [ours, theirs] in both_ways(&old, &new) {
+                proptest::prop_assert_eq!(ours, theirs);
+            }
+        }
     }
 
     #[test]
