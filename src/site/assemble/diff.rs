@@ -279,7 +279,10 @@ mod tests {
 
     /// A replaced block's lines as [`marked`] gives them (or plain, when
     /// it does not mark them), and as similar's `iter_inline_changes` does.
-    fn both_ways(old: &str, new: &str) -> Vec<[Vec<(ChangeTag, Vec<(bool, String)>)>; 2]> {
+    /// Lines as changes: each one's tag and runs.
+    type Changes = Vec<(ChangeTag, Vec<(bool, String)>)>;
+
+    fn both_ways(old: &str, new: &str) -> Vec<[Changes; 2]> {
         let d = TextDiff::from_lines(old, new);
         let owned = |v: &[(bool, &str)]| v.iter().map(|(m, t)| (*m, t.to_string())).collect();
         let mut out = Vec::new();
