@@ -9,7 +9,7 @@ use crate::knowledge::model::{
     prompt_key, Block, CompactKind, Edit, ModelUsage, Text, ToolCall, Turn, Turns, Usage,
     EDIT_CHARS, TOOL_TEXT_CHARS,
 };
-use crate::knowledge::redact::{Scrub, LOOKAHEAD};
+use crate::knowledge::redact::{window_within, Scrub, LOOKAHEAD, SCAN_AHEAD};
 use crate::knowledge::spill::Spill;
 use crate::source::record::{
     edits_of, input_lines, output_prefix, Content, Message, RawBlock, Record, ToolInput, EDIT_ARGS,
@@ -291,8 +291,7 @@ impl Conversation {
         };
         // A large output Claude Code saved to tool-results/<id>.txt comes
         // as a wrapper around its first 2 KB: show those, say the size.
-        let window = TOOL_TEXT_CHARS + LOOKAHEAD + 400;
-        let text = output_prefix(content, window).unwrap_or_default();
+        let text = decoded_for_redaction(content);
         let (text, bytes) = match persisted(&text) {
             Some((preview, size)) => (preview.to_string(), size),
             None => (text, content.get().len() as u64),
@@ -719,6 +718,25 @@ fn attach(turn: Option<&mut Turn>, block: usize, result: ToolResult) {
     }
 }
 
+/// The start of a tool result, as much as the redactor looks at when the
+/// first [`TOOL_TEXT_CHARS`] of it (or of the preview it wraps) are kept.
+/// That is nearly always [`SCAN_AHEAD`] characters past the cut and a few
+/// more to the end of a word; a word may run on to [`LOOKAHEAD`], so the
+/// short decode is checked and the long one made when the short one does
+/// not hold the redactor's whole window. (Decoding the long one every
+/// time cost about 3 % of a cold build's CPU.)
+fn decoded_for_redaction(content: &serde_json::value::RawValue) -> String {
+    const SHORT: usize = TOOL_TEXT_CHARS + SCAN_AHEAD + 400;
+    let text = output_prefix(content, SHORT).unwrap_or_default();
+    // Shorter than asked for (in bytes, so in characters): all of it.
+    let whole = text.len() < SHORT;
+    let shown = persisted(&text).map_or(text.as_str(), |(preview, _)| preview);
+    if whole || window_within(shown, TOOL_TEXT_CHARS) {
+        return text;
+    }
+    output_prefix(content, TOOL_TEXT_CHARS + LOOKAHEAD + 400).unwrap_or_default()
+}
+
 /// The preview and the whole size (bytes) of a result Claude Code saved
 /// to a file: `<persisted-output>\nOutput too large (52.8KB). Full output
 /// saved to: …\n\nPreview (first 2KB):\n…`.
@@ -858,6 +876,46 @@ fn tool_call(b: &RawBlock, args: Option<&ToolInput>, sc: &mut Scrub) -> ToolCall
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a tool result shows, from its decoded start, as `tool_result`
+    /// makes it.
+    fn shown(decoded: &str) -> String {
+        let r = crate::knowledge::redact::Redactor::new(&Default::default()).expect("redactor");
+        let text = persisted(decoded).map_or(decoded, |(preview, _)| preview);
+        Scrub::new(&r).prefix(text, TOOL_TEXT_CHARS).to_string()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// The short decode shows what the long one does, whatever the
+        /// words (a token of thousands of characters across the cut), the
+        /// form (a string, text items) and the wrapper of a saved output.
+        #[test]
+        fn a_tool_result_decoded_short_shows_what_the_long_decode_shows(
+            pieces in proptest::collection::vec(proptest::prop_oneof![
+                4 => "[a-z]{1,8}",
+                3 => "[ \n\"']",
+                1 => "é|日本",
+                1 => "eyJ[A-Za-z0-9]{20,1200}\\.eyJ[A-Za-z0-9]{20,1200}\\.[A-Za-z0-9_-]{20,1200}",
+            ], 0..400),
+            items in 1usize..4,
+            wrapped in proptest::bool::ANY,
+        ) {
+            let mut text: String = pieces.concat();
+            if wrapped {
+                text = format!("<persisted-output>\nOutput too large (52.8KB). Full output saved to: x\n\nPreview (first 2KB):\n{text}");
+            }
+            let json = if items == 1 {
+                serde_json::to_string(&text).expect("json")
+            } else {
+                let at = text.char_indices().nth(text.chars().count() / items).map_or(0, |(i, _)| i);
+                serde_json::json!([{"type":"text","text":&text[..at]},{"type":"text","text":&text[at..]}]).to_string()
+            };
+            let raw: Box<serde_json::value::RawValue> = serde_json::from_str(&json).expect("raw");
+            let long = output_prefix(&raw, TOOL_TEXT_CHARS + LOOKAHEAD + 400).unwrap_or_default();
+            proptest::prop_assert_eq!(shown(&decoded_for_redaction(&raw)), shown(&long));
+        }
+    }
 
     #[test]
     fn a_saved_output_shows_its_preview_and_its_whole_size() {

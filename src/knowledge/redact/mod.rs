@@ -70,7 +70,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-pub use text::{Scrub, Tally, Text, LOOKAHEAD, SCAN_AHEAD, TEXT_MAX};
+pub use text::{window_within, Scrub, Tally, Text, LOOKAHEAD, SCAN_AHEAD, TEXT_MAX};
 
 use regex::Regex;
 use std::fmt;

@@ -36,6 +36,14 @@ fn scan_window(raw: &str, max: usize) -> &str {
     &raw[..seen.len() + word]
 }
 
+/// Whether the redactor, keeping the first `max` characters of a text that
+/// starts with `raw`, sees only what is in `raw` (its window ends inside
+/// it): a caller that decoded only the start of a text can tell whether
+/// it must decode more.
+pub fn window_within(raw: &str, max: usize) -> bool {
+    scan_window(raw, max).len() < raw.len()
+}
+
 /// Text that went through the redactor (and lost its control characters):
 /// the only kind of text the knowledge model holds. Only [`Scrub`] makes
 /// one from a raw string; what is derived from it downstream (a cut, a
