@@ -570,7 +570,7 @@ static SCHEME_END: LazyLock<memmem::Finder<'static>> =
 
 /// Capture slots for `re` and where its first match in `text` starts, or
 /// None when it has none: most texts match no rule, and making slots for
-/// every text and rule was a hundredth of redaction.
+/// every text and rule was about 3 % of redaction's time.
 pub(super) fn slots_if_match(re: &Regex, text: &str) -> Option<(regex::CaptureLocations, usize)> {
     let m = re.find(text)?;
     Some((re.capture_locations(), m.start()))
