@@ -64,6 +64,26 @@ elif name == "code":
     prompt = line("\n".join(blocks))
     open(os.path.join(proj, "s.jsonl"), "w").write(
         "".join(prompt.replace('"uuid": "u"', f'"uuid": "u{i}"') for i in range(10 * scale)))
+elif name == "edits":
+    # Replaced blocks as large as word marks are tried on (12 lines, the
+    # 4,000 characters an edit keeps), half lightly edited (marked, a
+    # short diff), half rewritten (many distinct words, a long diff).
+    import random
+    rnd = random.Random(7)
+    words = [f"w{k}" for k in range(3000)]
+    def block(n):
+        return "".join(" ".join(rnd.choice(words) for _ in range(n)) + "\n" for _ in range(12))
+    rows = []
+    for i in range(100 * scale):
+        old = block(55)
+        new = old.replace(" w1", " v1") if i % 2 else block(55)
+        edit = {"type": "tool_use", "id": f"t{i}", "name": "Edit",
+                "input": {"file_path": "/home/u/p/a.txt", "old_string": old, "new_string": new}}
+        rows.append(json.dumps({"type": "assistant", "sessionId": "s", "uuid": f"a{i}",
+                                "cwd": "/home/u/p", "timestamp": "2026-01-01T00:00:00Z",
+                                "message": {"id": f"m{i}", "role": "assistant", "model": "claude-x",
+                                            "content": [edit]}}) + "\n")
+    open(os.path.join(proj, "s.jsonl"), "w").write("".join(rows))
 elif name == "sessions":
     for i in range(2000 * scale):
         sid = f"{i:08x}-0000-4000-8000-000000000000"
@@ -72,7 +92,7 @@ PY
 }
 
 printf '%-10s %6s %10s %10s\n' case scale seconds peak-MB
-for name in wikilinks memories prompt secrets markdown code sessions; do
+for name in wikilinks memories prompt secrets markdown code edits sessions; do
   for scale in 1 10; do
     make_case "$name" "$scale"
     out="$WORK/$name-$scale-site"

@@ -138,29 +138,61 @@ impl FilePage<'_> {
 impl LoadedFile<'_> {
     pub fn view(&self) -> FileView<'_> {
         let p = self.page;
+        let sizes: Vec<usize> = (self.calls.iter())
+            .map(|call| call.as_ref().map_or(0, |c| edit_bytes(&c.edits)))
+            .collect();
+        let shown = diffs_shown(&sizes, super::PAGE_CHARS);
+        let changes: Vec<ChangeView<'_>> = (p.changes.iter().zip(&self.calls).zip(shown))
+            .filter_map(|((c, call), shown)| {
+                let call = call.as_ref()?;
+                Some(ChangeView {
+                    time: date_time(c.found.ts),
+                    tool: &call.name,
+                    session: Link {
+                        title: c.session_title.as_str().into(),
+                        href: c.href.as_str().into(),
+                    },
+                    diff: match shown {
+                        true => super::diff::diff(&p.path, &call.edits),
+                        false => Vec::new(),
+                    },
+                    elided: !shown,
+                })
+            })
+            .collect();
         FileView {
             path: &p.path,
             project: p.project.clone(),
-            changes: p
-                .changes
-                .iter()
-                .zip(&self.calls)
-                .filter_map(|(c, call)| {
-                    let call = call.as_ref()?;
-                    Some(ChangeView {
-                        time: date_time(c.found.ts),
-                        tool: &call.name,
-                        session: Link {
-                            title: c.session_title.as_str().into(),
-                            href: c.href.as_str().into(),
-                        },
-                        diff: super::diff::diff(&p.path, &call.edits),
-                    })
-                })
-                .collect(),
+            elided: changes.iter().filter(|c| c.elided).count(),
+            changes,
             backups: p.backups.clone(),
         }
     }
+}
+
+/// The bytes of a call's edits, both sides.
+fn edit_bytes(edits: &[crate::knowledge::model::Edit]) -> usize {
+    edits.iter().map(|e| e.old.len() + e.new.len()).sum()
+}
+
+/// Which changes (of edits `sizes` bytes, oldest first) a file page shows
+/// with their diff: the latest, as many as `budget` bytes of edits hold,
+/// and always the last one. A file edited a thousand times made a page of
+/// megabytes and took hundreds of megabytes to render; the older diffs
+/// are on their sessions' pages, which the page links.
+fn diffs_shown(sizes: &[usize], budget: usize) -> Vec<bool> {
+    let mut used = 0usize;
+    let mut shown: Vec<bool> = (sizes.iter().rev())
+        .map(|&size| {
+            used = used.saturating_add(size);
+            used <= budget
+        })
+        .collect();
+    if let Some(last) = shown.first_mut() {
+        *last = true;
+    }
+    shown.reverse();
+    shown
 }
 
 /// A backup's path made absolute with its session's `cwd`.
@@ -288,6 +320,17 @@ pub fn pages<'m>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_page_shows_the_diffs_of_its_latest_changes_that_fit() {
+        assert_eq!(diffs_shown(&[10, 20, 30], 100), [true, true, true]);
+        assert_eq!(diffs_shown(&[10, 20, 30], 50), [false, true, true]);
+        // Once one does not fit, no older one is shown, small or not.
+        assert_eq!(diffs_shown(&[1, 60, 30], 50), [false, false, true]);
+        // The last change always is, whatever its size.
+        assert_eq!(diffs_shown(&[5, 500], 50), [false, true]);
+        assert!(diffs_shown(&[], 50).is_empty());
+    }
 
     #[test]
     fn a_backup_path_is_made_absolute_with_the_sessions_folder() {

@@ -623,6 +623,9 @@ pub struct ChangeView<'m> {
     /// The session page the call is on.
     pub session: Link,
     pub diff: Vec<super::diff::DiffLine>,
+    /// True when the page leaves this change's diff to its session page
+    /// (the page shows the diffs of a file's latest changes only).
+    pub elided: bool,
 }
 
 /// A backup Claude Code kept of a file (`file-history/`).
@@ -642,6 +645,8 @@ pub struct FileView<'m> {
     pub project: Option<Link>,
     /// Oldest first.
     pub changes: Vec<ChangeView<'m>>,
+    /// How many of the oldest changes leave their diff to their session's page.
+    pub elided: usize,
     pub backups: Vec<BackupRow>,
 }
 
