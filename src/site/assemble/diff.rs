@@ -35,6 +35,11 @@ pub struct DiffPart {
     pub mark: bool,
 }
 
+/// The bytes of `edits`, both sides.
+pub(super) fn edit_bytes(edits: &[Edit]) -> usize {
+    edits.iter().map(|e| e.old.len() + e.new.len()).sum()
+}
+
 /// The lines of every edit of the file at `path`, in order, a `gap` line
 /// between two; lines coloured by the file's language when it is known.
 pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
@@ -42,8 +47,7 @@ pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
     // written: colour is cheap to make but doubles a line's bytes, and
     // colouring every edit of a gigabyte of sessions made its site a
     // fifth larger (119 -> 144 MB) and its rendering a third slower.
-    let size: usize = edits.iter().map(|e| e.old.len() + e.new.len()).sum();
-    let syntax = (size <= COLOURED_EDIT)
+    let syntax = (edit_bytes(edits) <= COLOURED_EDIT)
         .then(|| crate::site::highlight::for_path(path))
         .flatten();
     let mut out = Vec::new();
@@ -114,8 +118,8 @@ type Runs<'s> = Vec<(bool, &'s str)>;
 /// numbered by their text (as the bounds need them), with no deadline:
 /// marks must not depend on how fast the machine is.
 fn marked<'s>(old: &[&'s str], new: &[&'s str]) -> Option<[Vec<Runs<'s>>; 2]> {
-    let lines = old.len() + new.len();
-    if lines > 0 && 2.0 * old.len().min(new.len()) as f32 / (lines as f32) < 0.5 {
+    // Lines first: at best the shorter side is kept whole.
+    if ratio(old.len().min(new.len()), old.len() + new.len()) < 0.5 {
         return None;
     }
     let mut numbers: HashMap<&str, u32> = HashMap::new();

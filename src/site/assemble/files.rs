@@ -139,7 +139,10 @@ impl LoadedFile<'_> {
     pub fn view(&self) -> FileView<'_> {
         let p = self.page;
         let sizes: Vec<usize> = (self.calls.iter())
-            .map(|call| call.as_ref().map_or(0, |c| edit_bytes(&c.edits)))
+            .map(|call| {
+                call.as_ref()
+                    .map_or(0, |c| super::diff::edit_bytes(&c.edits))
+            })
             .collect();
         let shown = diffs_shown(&sizes, super::PAGE_CHARS);
         let changes: Vec<ChangeView<'_>> = (p.changes.iter().zip(&self.calls).zip(shown))
@@ -168,11 +171,6 @@ impl LoadedFile<'_> {
             backups: p.backups.clone(),
         }
     }
-}
-
-/// The bytes of a call's edits, both sides.
-fn edit_bytes(edits: &[crate::knowledge::model::Edit]) -> usize {
-    edits.iter().map(|e| e.old.len() + e.new.len()).sum()
 }
 
 /// Which changes (of edits `sizes` bytes, oldest first) a file page shows
