@@ -7,9 +7,9 @@ use super::links::Links;
 use super::views::{BackupRow, ChangeView, FileRow, FileView, Link};
 use super::{Page, View};
 use crate::base::slugs::SlugSet;
-use crate::knowledge::model::{Block, Session, ToolCall, Turn};
+use crate::knowledge::model::{Block, Session, Turn};
 use chrono::{DateTime, Utc};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 /// A call that changed a file, where its session's turns hold it.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -67,51 +67,105 @@ pub struct FilePage<'m> {
 /// A file page with its changes read back.
 pub struct LoadedFile<'m> {
     page: &'m FilePage<'m>,
-    /// Each change's call: its tool name and its edits.
-    calls: Vec<Option<crate::knowledge::model::ToolCall>>,
+    /// Each change's call: its tool name and, when its diff is shown, its
+    /// edits.
+    calls: Vec<Option<Change>>,
 }
+
+/// What a file page keeps of a change's call.
+struct Change {
+    name: crate::knowledge::redact::Text,
+    /// The bytes of its edits, kept when the edits are dropped.
+    size: usize,
+    /// Empty once the change is known not to show its diff.
+    edits: Vec<crate::knowledge::model::Edit>,
+}
+
+/// Wanted turns read back at a time: a file page holds the edits of the
+/// changes it may still show, and at most this many turns besides.
+const TURNS_AT_A_TIME: usize = 64;
 
 impl<'m> FilePage<'m> {
     pub fn load(&'m self) -> Result<LoadedFile<'m>, crate::Error> {
-        // Where each change is: (session, turn, block). Each session's
-        // turns are read in one pass (a chunk decoded once for all the
-        // changes it holds), and only the calls that are changes kept.
-        let places: HashSet<(usize, usize, usize)> = self
-            .changes
-            .iter()
-            .map(|c| (c.session, c.found.turn, c.found.block))
-            .collect();
-        let mut wanted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for &(session, turn, _) in &places {
-            wanted.entry(session).or_default().push(turn);
+        // Which change is where: (session, turn, block); a place named
+        // twice is the first change's.
+        let mut place: HashMap<(usize, usize, usize), usize> = HashMap::new();
+        for (i, c) in self.changes.iter().enumerate() {
+            place
+                .entry((c.session, c.found.turn, c.found.block))
+                .or_insert(i);
         }
-        let mut found: HashMap<(usize, usize, usize), ToolCall> = HashMap::new();
-        for (session, mut turns) in wanted {
+        // The latest changes are read first, so that an older change's
+        // edits are dropped as soon as the later ones fill the page's
+        // budget: a file edited tens of thousands of times is never held
+        // whole. Sessions by their latest change, and each session's
+        // turns from its last, a few at a time (a chunk decoded once for
+        // all the changes it holds in that batch).
+        let mut wanted: HashMap<usize, (usize, Vec<usize>)> = HashMap::new();
+        for (&(session, turn, _), &i) in &place {
+            let entry = wanted.entry(session).or_default();
+            entry.0 = entry.0.max(i);
+            entry.1.push(turn);
+        }
+        let mut sessions: Vec<(usize, (usize, Vec<usize>))> = wanted.into_iter().collect();
+        sessions
+            .sort_unstable_by_key(|&(session, (latest, _))| (std::cmp::Reverse(latest), session));
+        let mut calls: Vec<Option<Change>> = (0..self.changes.len()).map(|_| None).collect();
+        // Bytes of edits held, and how many make it worth dropping some
+        // (a budget's worth more than the last drop left).
+        let (mut held, mut limit) = (0usize, 2 * super::PAGE_CHARS);
+        for (session, (_, mut turns)) in sessions {
             turns.sort_unstable();
             turns.dedup();
             let s = &self.model.sessions[session];
-            let read = self.model.spill.load_at(&s.turns, &turns)?;
-            for (t, turn) in turns.into_iter().zip(read) {
-                let Turn::Assistant { blocks, .. } = turn else {
-                    continue;
-                };
-                for (b, block) in blocks.into_iter().enumerate() {
-                    match block {
-                        Block::Tool(call) if places.contains(&(session, t, b)) => {
-                            found.insert((session, t, b), call);
-                        }
-                        _ => {}
+            for batch in turns.rchunks(TURNS_AT_A_TIME) {
+                let read = self.model.spill.load_at(&s.turns, batch)?;
+                for (&t, turn) in batch.iter().zip(read) {
+                    let Turn::Assistant { blocks, .. } = turn else {
+                        continue;
+                    };
+                    for (b, block) in blocks.into_iter().enumerate() {
+                        let (Block::Tool(call), Some(&i)) = (block, place.get(&(session, t, b)))
+                        else {
+                            continue;
+                        };
+                        let size = super::diff::edit_bytes(&call.edits);
+                        held = held.saturating_add(size);
+                        calls[i] = Some(Change {
+                            name: call.name,
+                            size,
+                            edits: call.edits,
+                        });
                     }
+                }
+                if held > limit {
+                    held = drop_elided(&mut calls, super::PAGE_CHARS);
+                    limit = held.saturating_add(super::PAGE_CHARS);
                 }
             }
         }
-        let calls = self
-            .changes
-            .iter()
-            .map(|c| found.remove(&(c.session, c.found.turn, c.found.block)))
-            .collect();
         Ok(LoadedFile { page: self, calls })
     }
+}
+
+/// Drop the edits of every change whose diff will not be shown whatever
+/// the changes not yet read hold: those that the later changes read so
+/// far already push past `budget` (see [`diffs_shown`]; changes not read
+/// only add). Returns the bytes of edits still held.
+fn drop_elided(calls: &mut [Option<Change>], budget: usize) -> usize {
+    let mut later = 0usize;
+    let mut held = 0usize;
+    let last = calls.len().saturating_sub(1);
+    for (i, change) in calls.iter_mut().enumerate().rev() {
+        let Some(c) = change else { continue };
+        later = later.saturating_add(c.size);
+        if later > budget && i != last {
+            c.edits = Vec::new();
+        } else {
+            held = held.saturating_add(c.size);
+        }
+    }
+    held
 }
 
 impl FilePage<'_> {
@@ -139,10 +193,7 @@ impl LoadedFile<'_> {
     pub fn view(&self) -> FileView<'_> {
         let p = self.page;
         let sizes: Vec<usize> = (self.calls.iter())
-            .map(|call| {
-                call.as_ref()
-                    .map_or(0, |c| super::diff::edit_bytes(&c.edits))
-            })
+            .map(|call| call.as_ref().map_or(0, |c| c.size))
             .collect();
         let shown = diffs_shown(&sizes, super::PAGE_CHARS);
         let changes: Vec<ChangeView<'_>> = (p.changes.iter().zip(&self.calls).zip(shown))
@@ -318,6 +369,7 @@ pub fn pages<'m>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::knowledge::redact::Text;
 
     #[test]
     fn a_file_page_shows_the_diffs_of_its_latest_changes_that_fit() {
@@ -328,6 +380,30 @@ mod tests {
         // The last change always is, whatever its size.
         assert_eq!(diffs_shown(&[5, 500], 50), [false, true]);
         assert!(diffs_shown(&[], 50).is_empty());
+    }
+
+    proptest::proptest! {
+        /// Read in any order, with drops between reads, a file page keeps
+        /// the edits of every change it shows (and, once all are read,
+        /// of no other): what it drops early it would not have shown.
+        #[test]
+        fn edits_dropped_while_reading_are_never_shown(
+            sizes in proptest::collection::vec(0usize..40, 0..30),
+            order in proptest::collection::vec(proptest::num::usize::ANY, 0..30),
+            budget in 0usize..120,
+        ) {
+            let edit = crate::knowledge::model::Edit { old: Text::test("a"), new: Text::test("b") };
+            let mut calls: Vec<Option<Change>> = sizes.iter().map(|_| None).collect();
+            let mut unread: Vec<usize> = (0..sizes.len()).collect();
+            for pick in order.iter().chain(std::iter::repeat(&0)).take(sizes.len()) {
+                let i = unread.remove(pick % unread.len());
+                calls[i] = Some(Change { name: Text::test("Edit"), size: sizes[i], edits: vec![edit.clone()] });
+                drop_elided(&mut calls, budget);
+            }
+            let shown = diffs_shown(&sizes, budget);
+            let kept: Vec<bool> = calls.iter().map(|c| c.as_ref().is_some_and(|c| !c.edits.is_empty())).collect();
+            proptest::prop_assert_eq!(kept, shown);
+        }
     }
 
     #[test]
