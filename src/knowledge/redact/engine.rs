@@ -218,8 +218,9 @@ impl Redactor {
     }
 
     /// One round of all the rules; `use_trigger`: skip the groups of rules
-    /// whose trigger finds nothing (false only in tests, to check the
-    /// triggers).
+    /// whose trigger finds nothing, and the token passes and drive-letter
+    /// homes whose screens find nothing (false only in tests, to check
+    /// that triggers and screens never hide a match).
     pub(super) fn pipeline<'a>(
         &self,
         text: &'a str,
@@ -254,11 +255,11 @@ impl Redactor {
                 0 if rest => self.stage_private_key(&cur, &mut st),
                 1 => self.stage_extras(&cur, &mut st, &patterns, false),
                 2 if url => self.stage_url_credentials(&cur, &mut st),
-                3 if rest => self.stage_tokens(&cur, &mut st),
+                3 if rest => self.stage_tokens(&cur, &mut st, use_trigger),
                 4 if rest => self.stage_auth_header(&cur, &mut st),
                 5 if rest => self.stage_assignment(&cur, &mut st),
                 6 => self.stage_extras(&cur, &mut st, &patterns, true),
-                7 => self.stage_people(&cur, &mut st),
+                7 => self.stage_people(&cur, &mut st, use_trigger),
                 _ => None,
             };
             if let Some(s) = out {
@@ -386,10 +387,13 @@ impl Redactor {
         cur
     }
 
-    fn stage_tokens(&self, text: &str, st: &mut State) -> Option<String> {
+    fn stage_tokens(&self, text: &str, st: &mut State, screen: bool) -> Option<String> {
         let mut cur: Option<String> = None;
         for pass in &self.tokens {
             let src: &str = cur.as_deref().unwrap_or(text);
+            if screen && !pass.screens.iter().any(|s| s.is_match(src)) {
+                continue;
+            }
             if let Some(s) = self.token_pass(pass, src, st) {
                 let old = cur.replace(s);
                 st.replaced(old, cur.as_deref().unwrap_or_default());
@@ -787,14 +791,21 @@ fn token_passes(kinds: &mut Vec<String>) -> Result<Vec<TokenPass>, PatternError>
             .join("|")
     };
     let (free, bounded) = (alts(false), alts(true));
+    let screens = token_screens()?;
     [
-        format!(r"(?:{free})|(?-u:\b)(?:{bounded})"),
-        format!(r"\\[nrt](?:{bounded})"),
-        format!(r"%[0-9A-Fa-f]{{2}}(?:{bounded})"),
+        (
+            format!(r"(?:{free})|(?-u:\b)(?:{bounded})"),
+            screens.clone(),
+        ),
+        (format!(r"\\[nrt](?:{bounded})"), screens[..1].to_vec()),
+        (
+            format!(r"%[0-9A-Fa-f]{{2}}(?:{bounded})"),
+            screens[..1].to_vec(),
+        ),
     ]
-    .iter()
-    .map(|src| {
-        let re = build("token", src)?;
+    .into_iter()
+    .map(|(src, screens)| {
+        let re = build("token", &src)?;
         let groups = re
             .capture_names()
             .enumerate()
@@ -804,9 +815,42 @@ fn token_passes(kinds: &mut Vec<String>) -> Result<Vec<TokenPass>, PatternError>
                 Some((g, *kind, rule.check))
             })
             .collect();
-        Ok(TokenPass { re, groups })
+        Ok(TokenPass {
+            re,
+            groups,
+            screens,
+        })
     })
     .collect()
+}
+
+/// The token passes' screens (see [`TokenPass`]): the bounded rules (all
+/// the later passes hold) first, then the other rules that start with a
+/// literal, then each rule that starts with a class (`[0-9]{8,10}:AA…`)
+/// on its own, where the regex engine searches for a literal inside it.
+fn token_screens() -> Result<Vec<Regex>, PatternError> {
+    let start = |r: &super::rules::TokenRule| {
+        let src = if r.lead.is_empty() {
+            &r.secret
+        } else {
+            &r.lead
+        };
+        !src.starts_with(['[', '\\', '.'])
+    };
+    let union = |rules: &mut dyn Iterator<Item = &super::rules::TokenRule>| {
+        let alts: Vec<String> = rules
+            .map(|r| format!("{}(?:{})", r.lead, r.secret))
+            .collect();
+        build("token", &alts.join("|"))
+    };
+    let mut screens = vec![
+        union(&mut TABLE.token.iter().filter(|r| r.bounded))?,
+        union(&mut TABLE.token.iter().filter(|r| !r.bounded && start(r)))?,
+    ];
+    for r in TABLE.token.iter().filter(|r| !r.bounded && !start(r)) {
+        screens.push(union(&mut std::iter::once(r))?);
+    }
+    Ok(screens)
 }
 
 /// The pattern rules of the table, the keywords that let a text skip them,

@@ -763,6 +763,23 @@ fn random_mixes() {
         ",".into(),
         "_".into(),
         "-".into(),
+        // homes under a drive letter (the people screen) and tokens after
+        // a left context (the token screens)
+        "Users".into(),
+        "D:\\Users\\eve".into(),
+        "/c/Users/bob".into(),
+        "c:/uſers/".into(),
+        "uſers".into(),
+        "USERS".into(),
+        "c:".into(),
+        "/c/".into(),
+        "/mnt".into(),
+        "\u{212A}".into(),
+        "ſ".into(),
+        "123456789:AA".to_string() + &alnum(33),
+        "hf_".to_string() + &alnum(30),
+        "%3D".into(),
+        "AIza".to_string() + &alnum(35),
     ];
     let mut seed: u64 = std::env::var("MIX_SEED")
         .ok()
