@@ -149,7 +149,7 @@ impl Redactor {
             build("assignment", &assignment_source())?,
             build("assignment", &flag_source())?,
         ];
-        let (mut extras, pattern_keywords, keyword_pattern) = table_patterns(&mut kinds)?;
+        let (mut extras, pattern_keywords, keywords) = table_patterns(&mut kinds)?;
         extras.extend(user_patterns(cfg, &mut kinds)?);
         let people = super::people::People::new(cfg)?;
         let trigger_rest = triggers()?;
@@ -174,7 +174,7 @@ impl Redactor {
             assignment,
             extras,
             pattern_keywords,
-            keyword_pattern,
+            keywords,
             people,
         })
     }
@@ -279,18 +279,35 @@ impl Redactor {
 
     /// Which extras run on `text`: the user's always, the table's when
     /// one of their keywords is there.
-    fn patterns_for(&self, text: &str, use_trigger: bool) -> Vec<bool> {
+    pub(super) fn patterns_for(&self, text: &str, use_trigger: bool) -> Vec<bool> {
         let mut run: Vec<bool> = self
             .extras
             .iter()
             .map(|e| !e.from_table || !use_trigger)
             .collect();
         if use_trigger {
-            for m in self.pattern_keywords.find_overlapping_iter(text) {
-                if let Some(&p) = self.keyword_pattern.get(m.pattern().as_usize()) {
-                    run[p] = true;
+            let mut lower = LOWER_CASED.take();
+            lower.clear();
+            lower.extend_from_slice(text.as_bytes());
+            lower.make_ascii_lowercase();
+            // A leftmost search from just past each hit's start, and every
+            // keyword tried at that start: each place a keyword starts is
+            // seen, as an overlapping search would see it.
+            let mut at = 0;
+            let find = |at| {
+                let input = aho_corasick::Input::new(&lower).range(at..);
+                self.pattern_keywords.find(input)
+            };
+            while let Some(m) = find(at) {
+                let here = &lower[m.start()..];
+                for (keyword, p) in &self.keywords {
+                    if here.starts_with(keyword) {
+                        run[*p] = true;
+                    }
                 }
+                at = m.start() + 1;
             }
+            LOWER_CASED.set(lower);
         }
         run
     }
@@ -853,19 +870,26 @@ fn token_screens() -> Result<Vec<Regex>, PatternError> {
     Ok(screens)
 }
 
-/// The pattern rules of the table, the keywords that let a text skip them,
-/// and which pattern each keyword belongs to.
-type TablePatterns = (Vec<Extra>, aho_corasick::AhoCorasick, Vec<usize>);
+thread_local! {
+    /// A lower-cased copy of the text whose keywords are looked for.
+    static LOWER_CASED: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The pattern rules of the table, the keywords that let a text skip them
+/// (lower-cased), and which pattern each keyword belongs to.
+type TablePatterns = (
+    Vec<Extra>,
+    aho_corasick::AhoCorasick,
+    Vec<(Box<[u8]>, usize)>,
+);
 
 fn table_patterns(kinds: &mut Vec<String>) -> Result<TablePatterns, PatternError> {
     let mut extras = Vec::new();
-    let mut keywords: Vec<String> = Vec::new();
-    let mut keyword_pattern = Vec::new();
+    let mut keywords: Vec<(Box<[u8]>, usize)> = Vec::new();
     for rule in &TABLE.pattern {
         let re = build(&rule.kind, &rule.regex)?;
         for k in &rule.keywords {
-            keywords.push(k.clone());
-            keyword_pattern.push(extras.len());
+            keywords.push((k.to_ascii_lowercase().into_bytes().into(), extras.len()));
         }
         extras.push(Extra {
             kind: kind_index(kinds, &rule.kind),
@@ -875,10 +899,10 @@ fn table_patterns(kinds: &mut Vec<String>) -> Result<TablePatterns, PatternError
         });
     }
     let pattern_keywords = aho_corasick::AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .build(&keywords)
+        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+        .build(keywords.iter().map(|(k, _)| k))
         .map_err(|e| pattern_error("keywords", e))?;
-    Ok((extras, pattern_keywords, keyword_pattern))
+    Ok((extras, pattern_keywords, keywords))
 }
 
 /// The user's own `[[redact_patterns]]`.

@@ -111,11 +111,15 @@ pub struct Redactor {
     assignment: [Regex; 2],
     /// The table's patterns, then the user's.
     extras: Vec<Extra>,
-    /// Keywords of the table's patterns (case-insensitive): a pattern runs
-    /// only on a text that holds one of its own.
+    /// Keywords of the table's patterns, lower-cased and searched for in
+    /// a lower-cased copy of a text: a pattern runs only on a text that
+    /// holds one of its own. A case-sensitive search keeps its SIMD
+    /// prefilter, which an ASCII-case-insensitive one loses (1,400 against
+    /// 650 MB/s on transcript text, with no keyword under 3 bytes).
     pattern_keywords: aho_corasick::AhoCorasick,
-    /// Keyword index -> index into `extras`.
-    keyword_pattern: Vec<usize>,
+    /// Each keyword of `pattern_keywords` (lower-cased), and its pattern's
+    /// index into `extras`.
+    keywords: Vec<(Box<[u8]>, usize)>,
     /// Home directories and user names, see `people.rs`.
     people: people::People,
 }

@@ -780,6 +780,11 @@ fn random_mixes() {
         "hf_".to_string() + &alnum(30),
         "%3D".into(),
         "AIza".to_string() + &alnum(35),
+        "-b ".into(),
+        "-B\t".into(),
+        "--Cookie ".into(),
+        "_Key".into(),
+        "PWD =".into(),
     ];
     let mut seed: u64 = std::env::var("MIX_SEED")
         .ok()
@@ -1019,6 +1024,12 @@ fn the_table_is_sound() {
     assert!(table.version > 0);
     for p in &table.pattern {
         assert!(!p.keywords.is_empty(), "pattern {} has no keyword", p.kind);
+        // A shorter one takes the keyword search's SIMD prefilter away.
+        assert!(
+            p.keywords.iter().all(|k| k.len() >= 3),
+            "pattern {}",
+            p.kind
+        );
     }
     for t in &table.token {
         assert!(!t.keywords.is_empty(), "token {} has no keyword", t.kind);
@@ -1033,4 +1044,40 @@ fn a_home_glued_to_a_word_keeps_the_secret_context() {
     let out = r(t);
     assert!(!out.contains("sessKpRV"), "{out:?}");
     assert!(out.contains("[REDACTED:cookie]"), "{out:?}");
+}
+
+proptest::proptest! {
+    /// The table's patterns run on exactly the texts that hold one of
+    /// their keywords, in any case, wherever it is and however keywords
+    /// overlap.
+    #[test]
+    fn keywords_choose_the_patterns_that_run(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(
+                    super::rules::TABLE.pattern.iter().flat_map(|p| p.keywords.clone()).collect::<Vec<_>>()
+                ),
+                "[a-zA-Z_ =\\t-]{0,6}",
+                "[ -~]{0,12}",
+            ],
+            0..8,
+        ),
+        upper in proptest::collection::vec(proptest::prelude::any::<bool>(), 0..64),
+    ) {
+        let text: String = parts
+            .concat()
+            .chars()
+            .zip(upper.iter().chain(std::iter::repeat(&false)))
+            .map(|(c, &u)| if u { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() })
+            .collect();
+        let red = Redactor::new(&cfg()).unwrap();
+        let lower = text.to_ascii_lowercase();
+        let want: Vec<bool> = super::rules::TABLE
+            .pattern
+            .iter()
+            .map(|p| p.keywords.iter().any(|k| lower.contains(&k.to_ascii_lowercase())))
+            .collect();
+        let got = red.patterns_for(&text, true);
+        proptest::prop_assert_eq!(&got[..want.len()], &want[..]);
+    }
 }
