@@ -141,6 +141,19 @@ impl Turns {
         self.len
     }
 
+    /// The index just past each piece's last turn, in order (turns of one
+    /// piece are read back together: [`Spill::load_at`] decodes a stored
+    /// piece once for all the turns asked of it).
+    pub fn piece_ends(&self) -> Vec<usize> {
+        let mut end = 0;
+        (self.pieces.iter())
+            .map(|p| {
+                end += p.len();
+                end
+            })
+            .collect()
+    }
+
     /// Hash into `h` what identifies the turns at `range`: two lists whose
     /// identities at a range are equal hold the same turns there. False
     /// (nothing known) when some of them are held, not stored.
@@ -742,6 +755,18 @@ mod tests {
             let at: Vec<usize> = picks.into_iter().collect();
             let want: Vec<Turn> = at.iter().map(|&i| all[i].clone()).collect();
             proptest::prop_assert_eq!(spill.load_at(&turns, &at).expect("load"), want);
+            // Pieces end in order, the last with the last turn; asked one
+            // piece at a time, the turns are the same.
+            let ends = turns.piece_ends();
+            proptest::prop_assert!(ends.windows(2).all(|w| w[0] < w[1]));
+            proptest::prop_assert_eq!(ends.last().copied(), Some(300));
+            let mut by_piece = Vec::new();
+            for group in at.chunk_by(|&a, &b| {
+                ends.partition_point(|&e| e <= a) == ends.partition_point(|&e| e <= b)
+            }) {
+                by_piece.extend(spill.load_at(&turns, group).expect("load"));
+            }
+            proptest::prop_assert_eq!(by_piece, at.iter().map(|&i| all[i].clone()).collect::<Vec<_>>());
         }
     }
 

@@ -81,8 +81,9 @@ struct Change {
     edits: Vec<crate::knowledge::model::Edit>,
 }
 
-/// Wanted turns read back at a time: a file page holds the edits of the
-/// changes it may still show, and at most this many turns besides.
+/// Wanted turns read back at a time, at most, all from one piece: a file
+/// page holds the edits of the changes it may still show, and at most
+/// this many turns besides, and decodes each piece once.
 const TURNS_AT_A_TIME: usize = 64;
 
 impl<'m> FilePage<'m> {
@@ -118,7 +119,11 @@ impl<'m> FilePage<'m> {
             turns.sort_unstable();
             turns.dedup();
             let s = &self.model.sessions[session];
-            for batch in turns.rchunks(TURNS_AT_A_TIME) {
+            let ends = s.turns.piece_ends();
+            let piece = |t: usize| ends.partition_point(|&end| end <= t);
+            let pieces = turns.chunk_by(|&a, &b| piece(a) == piece(b));
+            let batches = pieces.rev().flat_map(|p| p.rchunks(TURNS_AT_A_TIME));
+            for batch in batches {
                 let read = self.model.spill.load_at(&s.turns, batch)?;
                 for (&t, turn) in batch.iter().zip(read) {
                     let Turn::Assistant { blocks, .. } = turn else {
