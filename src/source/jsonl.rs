@@ -77,7 +77,9 @@ fn read_range_by(
     let mut buf = READ_BUFFER.take();
     buf.resize(read_bytes, 0);
     let read = lines_in(&mut file, &mut buf, start, end, read_bytes, f);
-    if buf.len() > 64 * read_bytes {
+    // Kept for the next file only when small: a thread keeps no giant
+    // line's buffer.
+    if buf.len() > 4 * read_bytes {
         buf = Vec::new();
     }
     READ_BUFFER.set(buf);
@@ -122,13 +124,15 @@ fn lines_in(
                     begin = 0;
                 }
                 // Give back memory after a giant line so one 500 MB line
-                // does not pin it; grow for a line longer than the buffer.
+                // does not pin it.
                 if buf.len() > 64 * read_bytes && filled < read_bytes {
                     buf.truncate(read_bytes);
                     buf.shrink_to_fit();
                 }
+                // Room for one more read only: what is zeroed is resident,
+                // and a doubled buffer would be up to twice the line.
                 if filled == buf.len() {
-                    buf.resize(buf.len() * 2, 0);
+                    buf.resize(filled + read_bytes, 0);
                 }
                 match file.read(&mut buf[filled..]) {
                     Ok(0) => eof = true,

@@ -286,26 +286,40 @@ impl Redactor {
             .map(|e| !e.from_table || !use_trigger)
             .collect();
         if use_trigger {
+            // Lower-cased a window at a time (with room for a keyword
+            // that starts in it to end), so the copy stays small.
+            let bytes = text.as_bytes();
+            let overlap = self
+                .keywords
+                .iter()
+                .map(|(k, _)| k.len())
+                .max()
+                .unwrap_or(0)
+                .saturating_sub(1);
             let mut lower = LOWER_CASED.take();
-            lower.clear();
-            lower.extend_from_slice(text.as_bytes());
-            lower.make_ascii_lowercase();
-            // A leftmost search from just past each hit's start, and every
-            // keyword tried at that start: each place a keyword starts is
-            // seen, as an overlapping search would see it.
-            let mut at = 0;
-            let find = |at| {
-                let input = aho_corasick::Input::new(&lower).range(at..);
-                self.pattern_keywords.find(input)
-            };
-            while let Some(m) = find(at) {
-                let here = &lower[m.start()..];
-                for (keyword, p) in &self.keywords {
-                    if here.starts_with(keyword) {
-                        run[*p] = true;
+            for from in (0..bytes.len()).step_by(KEYWORD_WINDOW) {
+                lower.clear();
+                lower.extend_from_slice(
+                    &bytes[from..(from + KEYWORD_WINDOW + overlap).min(bytes.len())],
+                );
+                lower.make_ascii_lowercase();
+                // A leftmost search from just past each hit's start, and
+                // every keyword tried at that start: each place a keyword
+                // starts is seen, as an overlapping search would see it.
+                let mut at = 0;
+                let find = |at| {
+                    let input = aho_corasick::Input::new(&lower).range(at..);
+                    self.pattern_keywords.find(input)
+                };
+                while let Some(m) = find(at) {
+                    let here = &lower[m.start()..];
+                    for (keyword, p) in &self.keywords {
+                        if here.starts_with(keyword) {
+                            run[*p] = true;
+                        }
                     }
+                    at = m.start() + 1;
                 }
-                at = m.start() + 1;
             }
             LOWER_CASED.set(lower);
         }
@@ -869,6 +883,9 @@ fn token_screens() -> Result<Vec<Regex>, PatternError> {
     }
     Ok(screens)
 }
+
+/// Bytes of a text lower-cased at a time to look for keywords in.
+const KEYWORD_WINDOW: usize = 1 << 16;
 
 thread_local! {
     /// A lower-cased copy of the text whose keywords are looked for.

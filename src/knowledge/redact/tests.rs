@@ -1081,3 +1081,19 @@ proptest::proptest! {
         proptest::prop_assert_eq!(&got[..want.len()], &want[..]);
     }
 }
+
+/// A keyword is seen wherever it starts, across the windows the text is
+/// lower-cased in.
+#[test]
+fn keywords_are_seen_across_windows() {
+    let red = Redactor::new(&cfg()).unwrap();
+    let cookie_flag = super::rules::TABLE
+        .pattern
+        .iter()
+        .position(|p| p.keywords.iter().any(|k| k == "--cookie"))
+        .unwrap();
+    for at in (1 << 16) - 12..(1 << 16) + 4 {
+        let text = "x".repeat(at) + "--COOKIE";
+        assert!(red.patterns_for(&text, true)[cookie_flag], "at {at}");
+    }
+}

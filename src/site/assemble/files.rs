@@ -100,8 +100,8 @@ impl<'m> FilePage<'m> {
         // edits are dropped as soon as the later ones fill the page's
         // budget: a file edited tens of thousands of times is never held
         // whole. Sessions by their latest change, and each session's
-        // turns from its last, a few at a time (a chunk decoded once for
-        // all the changes it holds in that batch).
+        // turns from its last, a piece at a time (a stored chunk decoded
+        // once for all the changes it holds).
         let mut wanted: HashMap<usize, (usize, Vec<usize>)> = HashMap::new();
         for (&(session, turn, _), &i) in &place {
             let entry = wanted.entry(session).or_default();
