@@ -289,13 +289,7 @@ impl Redactor {
             // Lower-cased a window at a time (with room for a keyword
             // that starts in it to end), so the copy stays small.
             let bytes = text.as_bytes();
-            let overlap = self
-                .keywords
-                .iter()
-                .map(|(k, _)| k.len())
-                .max()
-                .unwrap_or(0)
-                .saturating_sub(1);
+            let overlap = self.pattern_keywords.max_pattern_len().saturating_sub(1);
             let mut lower = LOWER_CASED.take();
             for from in (0..bytes.len()).step_by(KEYWORD_WINDOW) {
                 lower.clear();

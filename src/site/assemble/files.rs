@@ -154,23 +154,28 @@ impl<'m> FilePage<'m> {
 }
 
 /// Drop the edits of every change whose diff will not be shown whatever
-/// the changes not yet read hold: those that the later changes read so
-/// far already push past `budget` (see [`diffs_shown`]; changes not read
-/// only add). Returns the bytes of edits still held.
+/// the changes not yet read hold: those [`diffs_shown`] leaves out with
+/// what is read so far (changes not read only add). Returns the bytes of
+/// edits still held.
 fn drop_elided(calls: &mut [Option<Change>], budget: usize) -> usize {
-    let mut later = 0usize;
+    let shown = diffs_shown(&sizes(calls), budget);
     let mut held = 0usize;
-    let last = calls.len().saturating_sub(1);
-    for (i, change) in calls.iter_mut().enumerate().rev() {
-        let Some(c) = change else { continue };
-        later = later.saturating_add(c.size);
-        if later > budget && i != last {
-            c.edits = Vec::new();
-        } else {
-            held = held.saturating_add(c.size);
+    for (change, shown) in calls.iter_mut().zip(shown) {
+        match change {
+            Some(c) if shown => held = held.saturating_add(c.size),
+            Some(c) => c.edits = Vec::new(),
+            None => {}
         }
     }
     held
+}
+
+/// The bytes of each change's edits (0 for one not read).
+fn sizes(calls: &[Option<Change>]) -> Vec<usize> {
+    calls
+        .iter()
+        .map(|c| c.as_ref().map_or(0, |c| c.size))
+        .collect()
 }
 
 impl FilePage<'_> {
@@ -197,10 +202,7 @@ impl FilePage<'_> {
 impl LoadedFile<'_> {
     pub fn view(&self) -> FileView<'_> {
         let p = self.page;
-        let sizes: Vec<usize> = (self.calls.iter())
-            .map(|call| call.as_ref().map_or(0, |c| c.size))
-            .collect();
-        let shown = diffs_shown(&sizes, super::PAGE_CHARS);
+        let shown = diffs_shown(&sizes(&self.calls), super::PAGE_CHARS);
         let changes: Vec<ChangeView<'_>> = (p.changes.iter().zip(&self.calls).zip(shown))
             .filter_map(|((c, call), shown)| {
                 let call = call.as_ref()?;
