@@ -151,8 +151,9 @@ impl Redactor {
         ];
         let (mut extras, pattern_keywords, keywords) = table_patterns(&mut kinds)?;
         extras.extend(user_patterns(cfg, &mut kinds)?);
-        let people = super::people::People::new(cfg)?;
+        let (people, people_literals) = super::people::People::new(cfg)?;
         let trigger_rest = triggers()?;
+        let screen = super::screen::Screen::new(&trigger_sources(), &people_literals, &keywords);
         let fingerprint = {
             use std::hash::{Hash, Hasher};
             let mut h = crate::base::hash::hasher();
@@ -176,6 +177,7 @@ impl Redactor {
             pattern_keywords,
             keywords,
             people,
+            screen,
         })
     }
 
@@ -232,11 +234,23 @@ impl Redactor {
         }
         // All on the original text: replacing names and homes (`user`, `~`
         // next to a non-alphanumeric character) creates no trigger literal.
-        let url = !use_trigger || SCHEME_END.find(text.as_bytes()).is_some();
-        let rest = !use_trigger
-            || text.len() > SHORT_TEXT
-            || self.trigger_rest.iter().any(|t| t.is_match(text));
-        let patterns = self.patterns_for(text, use_trigger);
+        let short = use_trigger && text.len() <= SHORT_TEXT;
+        let (url, rest, people, patterns) = match &self.screen {
+            Some(screen) if short => {
+                let mut patterns = self.user_patterns();
+                let needs = screen.scan(text, &mut patterns);
+                if !needs.rest && !needs.url && !needs.people && !patterns.contains(&true) {
+                    return Cow::Borrowed(text);
+                }
+                let rest = needs.rest && self.trigger_rest.iter().any(|t| t.is_match(text));
+                (needs.url, rest, needs.people, patterns)
+            }
+            _ => {
+                let url = !use_trigger || SCHEME_END.find(text.as_bytes()).is_some();
+                let rest = !short || self.trigger_rest.iter().any(|t| t.is_match(text));
+                (url, rest, true, self.patterns_for(text, use_trigger))
+            }
+        };
         let mut st = State {
             counts: Vec::new(),
             markers: marker_spans(text),
@@ -259,7 +273,7 @@ impl Redactor {
                 4 if rest => self.stage_auth_header(&cur, &mut st),
                 5 if rest => self.stage_assignment(&cur, &mut st),
                 6 => self.stage_extras(&cur, &mut st, &patterns, true),
-                7 => self.stage_people(&cur, &mut st, use_trigger),
+                7 if people => self.stage_people(&cur, &mut st, use_trigger),
                 _ => None,
             };
             if let Some(s) = out {
@@ -280,44 +294,47 @@ impl Redactor {
     /// Which extras run on `text`: the user's always, the table's when
     /// one of their keywords is there.
     pub(super) fn patterns_for(&self, text: &str, use_trigger: bool) -> Vec<bool> {
-        let mut run: Vec<bool> = self
-            .extras
-            .iter()
-            .map(|e| !e.from_table || !use_trigger)
-            .collect();
-        if use_trigger {
-            // Lower-cased a window at a time (with room for a keyword
-            // that starts in it to end), so the copy stays small.
-            let bytes = text.as_bytes();
-            let overlap = self.pattern_keywords.max_pattern_len().saturating_sub(1);
-            let mut lower = LOWER_CASED.take();
-            for from in (0..bytes.len()).step_by(KEYWORD_WINDOW) {
-                lower.clear();
-                lower.extend_from_slice(
-                    &bytes[from..(from + KEYWORD_WINDOW + overlap).min(bytes.len())],
-                );
-                lower.make_ascii_lowercase();
-                // A leftmost search from just past each hit's start, and
-                // every keyword tried at that start: each place a keyword
-                // starts is seen, as an overlapping search would see it.
-                let mut at = 0;
-                let find = |at| {
-                    let input = aho_corasick::Input::new(&lower).range(at..);
-                    self.pattern_keywords.find(input)
-                };
-                while let Some(m) = find(at) {
-                    let here = &lower[m.start()..];
-                    for (keyword, p) in &self.keywords {
-                        if here.starts_with(keyword) {
-                            run[*p] = true;
-                        }
-                    }
-                    at = m.start() + 1;
-                }
-            }
-            LOWER_CASED.set(lower);
+        if !use_trigger {
+            return vec![true; self.extras.len()];
         }
+        let mut run = self.user_patterns();
+        // Lower-cased a window at a time (with room for a keyword
+        // that starts in it to end), so the copy stays small.
+        let bytes = text.as_bytes();
+        let overlap = self.pattern_keywords.max_pattern_len().saturating_sub(1);
+        let mut lower = LOWER_CASED.take();
+        for from in (0..bytes.len()).step_by(KEYWORD_WINDOW) {
+            lower.clear();
+            lower.extend_from_slice(
+                &bytes[from..(from + KEYWORD_WINDOW + overlap).min(bytes.len())],
+            );
+            lower.make_ascii_lowercase();
+            // A leftmost search from just past each hit's start, and
+            // every keyword tried at that start: each place a keyword
+            // starts is seen, as an overlapping search would see it.
+            let mut at = 0;
+            let find = |at| {
+                let input = aho_corasick::Input::new(&lower).range(at..);
+                self.pattern_keywords.find(input)
+            };
+            while let Some(m) = find(at) {
+                let here = &lower[m.start()..];
+                for (keyword, p) in &self.keywords {
+                    if here.starts_with(keyword) {
+                        run[*p] = true;
+                    }
+                }
+                at = m.start() + 1;
+            }
+        }
+        LOWER_CASED.set(lower);
         run
+    }
+
+    /// Which extras run on a text with none of the table's keywords: the
+    /// user's.
+    fn user_patterns(&self) -> Vec<bool> {
+        self.extras.iter().map(|e| !e.from_table).collect()
     }
 
     /// Counts of replacements so far, by kind (includes "home" and "username"), sorted by kind.
@@ -949,6 +966,12 @@ fn user_patterns(cfg: &RedactConfig, kinds: &mut Vec<String>) -> Result<Vec<Extr
 /// literal set small enough for the fast SIMD prefilter (one union takes
 /// 120 ns on a 70-byte line, these two together 95 ns).
 fn triggers() -> Result<[regex::Regex; 2], PatternError> {
+    let [tokens, assignments] = trigger_sources();
+    Ok([build("trigger", &tokens)?, build("trigger", &assignments)?])
+}
+
+/// The sources of [`triggers`].
+fn trigger_sources() -> [String; 2] {
     let assignment_trigger = format!(
         "{}|{}",
         assignment_source()
@@ -963,8 +986,5 @@ fn triggers() -> Result<[regex::Regex; 2], PatternError> {
         .flat_map(|r| r.keywords.iter().map(|k| regex::escape(k)))
         .collect();
     let triggers = format!("{ENGINE_TRIGGERS}|{}", token_keywords.join("|"));
-    Ok([
-        build("trigger", &triggers)?,
-        build("trigger", &assignment_trigger)?,
-    ])
+    [triggers, assignment_trigger]
 }

@@ -65,6 +65,7 @@ mod assignment;
 mod engine;
 mod people;
 pub mod rules;
+mod screen;
 mod text;
 
 #[cfg(test)]
@@ -122,6 +123,9 @@ pub struct Redactor {
     keywords: Vec<(Box<[u8]>, usize)>,
     /// Home directories and user names, see `people.rs`.
     people: people::People,
+    /// What a short text needs, in one search (see `screen.rs`); None
+    /// if a rule had no literal to screen with.
+    screen: Option<screen::Screen>,
 }
 
 struct TokenPass {

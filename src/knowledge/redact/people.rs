@@ -116,13 +116,19 @@ pub(super) struct People {
     kinds: Vec<usize>,
 }
 
+/// `users` as a home under a drive letter spells it.
+const USERS: &str = "(?i:users)";
+
 const OWNER_HOME: usize = 0;
 const DASHED_HOME: usize = 1;
 const OTHER_HOME: usize = 2;
 const NAME: usize = 3;
 
 impl People {
-    pub(super) fn new(cfg: &RedactConfig) -> Result<People, PatternError> {
+    /// The rules, and regexes one of which a match of them always holds a
+    /// match of (for the screen of short texts): the patterns of
+    /// [`People::plain`], and `users` for the homes under a drive letter.
+    pub(super) fn new(cfg: &RedactConfig) -> Result<(People, Vec<String>), PatternError> {
         // Home directories, longest first so /home/dana2 wins over /home/dana
         // (the right-boundary check would reject the shorter one anyway).
         let mut homes: Vec<String> = Vec::new();
@@ -176,15 +182,17 @@ impl People {
         let re = build_many("home", &patterns)?;
         patterns[at] = plain_others;
         let plain = build_many("home", &patterns)?;
-        let users = build("home", "(?i:users)")?;
+        let users = build("home", USERS)?;
         let other = build("home", &format!("^(?:{others})"))?;
-        Ok(People {
+        patterns.push(USERS.to_string());
+        let people = People {
             re,
             plain,
             users,
             other,
             kinds,
-        })
+        };
+        Ok((people, patterns))
     }
 
     /// The regex that finds every home and name in `text`: [`People::plain`]
