@@ -239,10 +239,11 @@ impl Redactor {
             Some(screen) if short => {
                 let mut patterns = self.user_patterns();
                 let needs = screen.scan(text, &mut patterns);
-                if !needs.rest && !needs.url && !needs.people && !patterns.contains(&true) {
+                if needs.rest == 0 && !needs.url && !needs.people && !patterns.contains(&true) {
                     return Cow::Borrowed(text);
                 }
-                let rest = needs.rest && self.trigger_rest.iter().any(|t| t.is_match(text));
+                let mut triggers = self.trigger_rest.iter().enumerate();
+                let rest = triggers.any(|(i, t)| needs.rest & (1 << i) != 0 && t.is_match(text));
                 (needs.url, rest, needs.people, patterns)
             }
             _ => {

@@ -18,8 +18,9 @@ use std::collections::BTreeMap;
 /// What a literal found in a text lets run.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Gate {
-    /// The rules behind `Redactor::trigger_rest` (they check it then).
-    Rest,
+    /// The rules behind this one of `Redactor::trigger_rest` (which
+    /// checks the text then).
+    Rest(usize),
     /// The URL rule (`://`).
     Url,
     /// The home and name rule.
@@ -31,7 +32,8 @@ enum Gate {
 /// The rules a short text needs, as the screen found them.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Needs {
-    pub rest: bool,
+    /// Bit `i`: the `i`th of `Redactor::trigger_rest` may match.
+    pub rest: u32,
     pub url: bool,
     pub people: bool,
 }
@@ -56,11 +58,14 @@ impl Screen {
         keywords: &[(Box<[u8]>, usize)],
     ) -> Option<Screen> {
         let mut found: Vec<(Vec<u8>, Gate)> = vec![(b"://".to_vec(), Gate::Url)];
-        for (sources, gate) in [(rest, Gate::Rest), (people, Gate::People)] {
-            for source in sources {
-                for literal in required_literals(source)? {
-                    found.push((literal, gate));
-                }
+        let sources = rest
+            .iter()
+            .enumerate()
+            .map(|(i, source)| (source, Gate::Rest(i)))
+            .chain(people.iter().map(|source| (source, Gate::People)));
+        for (source, gate) in sources {
+            for literal in required_literals(source)? {
+                found.push((literal, gate));
             }
         }
         for (keyword, p) in keywords {
@@ -90,7 +95,7 @@ impl Screen {
         for m in self.literals.find_overlapping_iter(text) {
             for gate in &self.gates[m.pattern().as_usize()] {
                 match *gate {
-                    Gate::Rest => needs.rest = true,
+                    Gate::Rest(i) => needs.rest |= 1 << i,
                     Gate::Url => needs.url = true,
                     Gate::People => needs.people = true,
                     Gate::Pattern(p) => {
