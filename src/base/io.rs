@@ -7,10 +7,10 @@
 const WAITING_READS: usize = 16;
 
 /// Run `work` where many reads can wait at once: rayon's parallel
-/// iterators inside it use a pool of [`WAITING_READS`] threads, which end
-/// with it (kept, what their allocator caches stayed to the end of the
-/// build). Without that pool (it could not be made), on the caller's
-/// threads.
+/// iterators inside it use a pool of 16 threads made for it, which end
+/// with it (a pool kept to the end of the build would keep what the
+/// threads' allocator caches hold, too). Without that pool (it could not
+/// be made), on the caller's threads.
 pub fn many_reads<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(WAITING_READS)

@@ -125,9 +125,10 @@ const OTHER_HOME: usize = 2;
 const NAME: usize = 3;
 
 impl People {
-    /// The rules, and regexes one of which a match of them always holds a
-    /// match of (for the screen of short texts): the patterns of
-    /// [`People::plain`], and `users` for the homes under a drive letter.
+    /// The rules, and the regexes that screen for them (see `screen.rs`):
+    /// the patterns of [`People::plain`], and `users`, which every home
+    /// under a drive letter holds. Every match of the rules holds a match
+    /// of one of them.
     pub(super) fn new(cfg: &RedactConfig) -> Result<(People, Vec<String>), PatternError> {
         // Home directories, longest first so /home/dana2 wins over /home/dana
         // (the right-boundary check would reject the shorter one anyway).
