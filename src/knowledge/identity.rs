@@ -32,11 +32,10 @@ impl Identity {
         projects: impl Iterator<Item = &'a str>,
         starts: &[RawStart],
     ) -> Identity {
-        let mut id = Identity::default();
         // Homes gathered on the reading threads: a list of every file's
         // `cwd` values, made there, raised the build's peak by 10 MB for
         // 100,000 files.
-        let from_heads = crate::base::io::many_reads(|| {
+        let mut id = crate::base::io::many_reads(|| {
             roots
                 .par_iter()
                 .flat_map(|r| r.transcripts.par_iter())
@@ -51,7 +50,6 @@ impl Identity {
                     a
                 })
         });
-        id.homes = from_heads.homes;
         for p in starts.iter().filter_map(|s| s.cwd.as_deref()) {
             id.add_path(p);
         }

@@ -233,7 +233,11 @@ impl Redactor {
             return Cow::Borrowed(text);
         }
         // All on the original text: replacing names and homes (`user`, `~`
-        // next to a non-alphanumeric character) creates no trigger literal.
+        // next to a non-alphanumeric character) creates no trigger literal,
+        // and a home or name the round can still replace after a marker
+        // went in lies outside the marker (one inside or across it is
+        // refused), in bytes the text already held side by side: its
+        // literal was there from the start.
         let short = use_trigger && text.len() <= SHORT_TEXT;
         let (url, rest, people, patterns) = match &self.screen {
             Some(screen) if short => {
