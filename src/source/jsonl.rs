@@ -178,7 +178,7 @@ pub fn parse_line<'a, T: Deserialize<'a>>(
     text: &'a str,
     repaired: &'a mut Option<String>,
 ) -> Result<T, serde_json::Error> {
-    match serde_json::from_str::<T>(text) {
+    match super::skim::from_str::<T>(text) {
         Ok(v) => Ok(v),
         Err(e) => {
             if !has_surrogate_escape(text) {

@@ -10,3 +10,4 @@ pub mod jsonl;
 pub mod memory;
 pub mod record;
 pub mod setup;
+pub mod skim;

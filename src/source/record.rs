@@ -5,9 +5,9 @@
 //! so serde skips them without building values.
 
 use super::jsonl::{Count, Flag, Str};
+use super::skim::{self, Raw};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -39,10 +39,10 @@ pub struct Record<'a> {
     pub custom_title: Str,
     /// `file-history-snapshot` lines: kept raw, read by [`tracked_backups`].
     #[serde(borrow)]
-    pub snapshot: Option<&'a RawValue>,
+    pub snapshot: Option<Raw<'a>>,
     /// Kept raw: parsed only for the instruction files it names.
     #[serde(borrow)]
-    pub attachment: Option<&'a RawValue>,
+    pub attachment: Option<Raw<'a>>,
     /// Read with the line, in the same pass: skipped as raw JSON first and
     /// parsed again, every message was scanned twice.
     #[serde(borrow)]
@@ -175,7 +175,7 @@ pub struct RawBlock<'a> {
     /// A tool call's arguments, kept raw: read as [`ToolInput`] for the
     /// one that says what the call did, and shown (cut) in full.
     #[serde(borrow)]
-    pub input: Option<&'a RawValue>,
+    pub input: Option<Raw<'a>>,
     /// A tool call's id, and the id of the call a result answers.
     pub id: Str,
     pub tool_use_id: Str,
@@ -183,7 +183,7 @@ pub struct RawBlock<'a> {
     pub is_error: Flag,
     /// A tool result's output, kept raw: only a short prefix is ever decoded.
     #[serde(borrow)]
-    pub content: Option<&'a RawValue>,
+    pub content: Option<Raw<'a>>,
 }
 
 impl RawBlock<'_> {
@@ -206,7 +206,7 @@ pub struct TrackedBackup {
 }
 
 /// The files a `snapshot` tracks.
-pub fn tracked_backups(snapshot: &RawValue) -> Vec<TrackedBackup> {
+pub fn tracked_backups(snapshot: Raw<'_>) -> Vec<TrackedBackup> {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Snapshot {
@@ -267,20 +267,20 @@ pub const EDIT_ARGS: &[&str] = &["old_string", "new_string", "content", "new_sou
 /// one, MultiEdit's each, Write's and NotebookEdit's whole new text (the
 /// old one is not in the call), each side decoded to at most `max`
 /// characters. Empty for other tools.
-pub fn edits_of(tool: &str, raw: &RawValue, max: usize) -> Vec<(String, String)> {
+pub fn edits_of(tool: &str, raw: Raw<'_>, max: usize) -> Vec<(String, String)> {
     /// [`EditInput`] with its texts left raw: a whole file written is
     /// decoded only as far as it is kept.
     #[derive(Default, Deserialize)]
     #[serde(default)]
-    struct Raw<'a> {
+    struct Edits<'a> {
         #[serde(borrow)]
-        old_string: Option<&'a RawValue>,
+        old_string: Option<Raw<'a>>,
         #[serde(borrow)]
-        new_string: Option<&'a RawValue>,
+        new_string: Option<Raw<'a>>,
         #[serde(borrow)]
-        content: Option<&'a RawValue>,
+        content: Option<Raw<'a>>,
         #[serde(borrow)]
-        new_source: Option<&'a RawValue>,
+        new_source: Option<Raw<'a>>,
         #[serde(borrow)]
         edits: Vec<RawPair<'a>>,
     }
@@ -288,17 +288,17 @@ pub fn edits_of(tool: &str, raw: &RawValue, max: usize) -> Vec<(String, String)>
     #[serde(default)]
     struct RawPair<'a> {
         #[serde(borrow)]
-        old_string: Option<&'a RawValue>,
+        old_string: Option<Raw<'a>>,
         #[serde(borrow)]
-        new_string: Option<&'a RawValue>,
+        new_string: Option<Raw<'a>>,
     }
     if !matches!(tool, "Edit" | "MultiEdit" | "Write" | "NotebookEdit") {
         return Vec::new();
     }
-    let Ok(input) = serde_json::from_str::<Raw>(raw.get()) else {
+    let Ok(input) = skim::from_str::<Edits>(raw.get()) else {
         return Vec::new();
     };
-    let text = |v: Option<&RawValue>| {
+    let text = |v: Option<Raw<'_>>| {
         v.and_then(|v| json_string_prefix(v.get(), max))
             .unwrap_or_default()
     };
@@ -319,10 +319,10 @@ pub fn edits_of(tool: &str, raw: &RawValue, max: usize) -> Vec<(String, String)>
 /// A tool call's arguments as `name: value` lines, values decoded (a path
 /// escaped in JSON is shown, and redacted, as the path it is), cut after
 /// about `max` characters; the arguments named in `skip` are left out.
-pub fn input_lines(raw: &RawValue, max: usize, skip: &[&str]) -> String {
+pub fn input_lines(raw: Raw<'_>, max: usize, skip: &[&str]) -> String {
     // Values stay raw until shown: a 50 KB file written costs the decoding
     // of the characters kept, not of the whole file. Keys in sorted order.
-    let Ok(fields) = serde_json::from_str::<BTreeMap<String, &RawValue>>(raw.get()) else {
+    let Ok(fields) = skim::from_str::<BTreeMap<String, Raw>>(raw.get()) else {
         return crate::base::text::cut_chars(raw.get(), max).to_string();
     };
     let mut out = String::new();
@@ -475,7 +475,7 @@ impl Str {
 /// The first `max` characters of a tool result's output: the text of a JSON
 /// string, or of the text items of an array. Decodes only the prefix, so a
 /// 2 MB tool result costs no allocation beyond `max` characters.
-pub fn output_prefix(raw: &RawValue, max: usize) -> Option<String> {
+pub fn output_prefix(raw: Raw<'_>, max: usize) -> Option<String> {
     let json = raw.get().trim_start();
     if json.starts_with('"') {
         return json_string_prefix(json, max);
@@ -486,7 +486,7 @@ pub fn output_prefix(raw: &RawValue, max: usize) -> Option<String> {
             #[serde(rename = "type", default)]
             kind: Str,
             #[serde(borrow, default)]
-            text: Option<&'a RawValue>,
+            text: Option<Raw<'a>>,
         }
         let items: Vec<Item<'_>> = serde_json::from_str(json).ok()?;
         let mut out = String::new();

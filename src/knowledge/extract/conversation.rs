@@ -14,6 +14,7 @@ use crate::knowledge::spill::Spill;
 use crate::source::record::{
     edits_of, input_lines, output_prefix, Content, Message, RawBlock, Record, ToolInput, EDIT_ARGS,
 };
+use crate::source::skim::Raw;
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -402,7 +403,7 @@ impl Conversation {
 
     /// An `attachment` line: the instruction files Claude Code read
     /// (`nested_memory`); the rest are reminders the wiki leaves out.
-    pub fn attachment(&mut self, raw: &serde_json::value::RawValue, sc: &mut Scrub) {
+    pub fn attachment(&mut self, raw: Raw<'_>, sc: &mut Scrub) {
         #[derive(serde::Deserialize)]
         struct Attachment {
             #[serde(rename = "type")]
@@ -428,7 +429,7 @@ impl Conversation {
     }
 
     /// A `file-history-snapshot` line: the backups it names.
-    pub fn snapshot(&mut self, raw: &serde_json::value::RawValue, sc: &mut Scrub) {
+    pub fn snapshot(&mut self, raw: Raw<'_>, sc: &mut Scrub) {
         for t in crate::source::record::tracked_backups(raw) {
             self.setup.backups.insert(crate::knowledge::model::Backup {
                 path: sc.text(&t.path),
@@ -725,7 +726,7 @@ fn attach(turn: Option<&mut Turn>, block: usize, result: ToolResult) {
 /// short decode is checked and the long one made when the short one does
 /// not hold the redactor's whole window. (Decoding the long one every
 /// time cost about 3 % of a cold build's CPU.)
-fn decoded_for_redaction(content: &serde_json::value::RawValue) -> String {
+fn decoded_for_redaction(content: Raw<'_>) -> String {
     const SHORT: usize = TOOL_TEXT_CHARS + SCAN_AHEAD + 400;
     let text = output_prefix(content, SHORT).unwrap_or_default();
     // Shorter than asked for (in bytes, so in characters): all of it.
@@ -911,9 +912,9 @@ mod tests {
                 let at = text.char_indices().nth(text.chars().count() / items).map_or(0, |(i, _)| i);
                 serde_json::json!([{"type":"text","text":&text[..at]},{"type":"text","text":&text[at..]}]).to_string()
             };
-            let raw: Box<serde_json::value::RawValue> = serde_json::from_str(&json).expect("raw");
-            let long = output_prefix(&raw, TOOL_TEXT_CHARS + LOOKAHEAD + 400).unwrap_or_default();
-            proptest::prop_assert_eq!(shown(&decoded_for_redaction(&raw)), shown(&long));
+            let raw: Raw = crate::source::skim::from_str(&json).expect("raw");
+            let long = output_prefix(raw, TOOL_TEXT_CHARS + LOOKAHEAD + 400).unwrap_or_default();
+            proptest::prop_assert_eq!(shown(&decoded_for_redaction(raw)), shown(&long));
         }
     }
 

@@ -1,0 +1,682 @@
+//! A transcript line read into serde types by skimming: what the types do
+//! not keep is crossed 64 bytes at a time.
+//!
+//! Most of a transcript's bytes are never read: a tool result's copy in
+//! `toolUseResult` (about 40 % of them) and the output kept raw in a
+//! `tool_result` block (about as much). serde_json crosses such a value
+//! eight bytes at a time, stopping at every escape, and tool output holds
+//! one every 20 bytes or so. Here the structure is walked by hand and a
+//! string is crossed a block of 64 bytes at a time: SIMD compares give one
+//! bit a byte for quotes, backslashes and control characters, and bit
+//! arithmetic finds which bytes the backslashes escape (37 % less time
+//! than serde_json on real lines). Every scalar a type does keep (a string
+//! with escapes, a number) is decoded by serde_json itself.
+//!
+//! The walk accepts only what serde_json accepts, and gives the same values:
+//! it checks the same grammar where it skips, and refuses whatever it does
+//! not handle (a key with an escape, deep nesting, deserializer methods the
+//! records do not use). [`from_str`] falls back to serde_json on a refusal,
+//! which then gives the same value or the precise error. Property tests
+//! hold the two side by side on mutated lines.
+
+use serde::de::{self, value::BorrowedStrDeserializer, DeserializeSeed, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use wide::u8x16;
+
+/// Parse `text` as one JSON value of type `T`: skimmed when the walk
+/// accepts it, else by serde_json (with its error on a bad line).
+pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_json::Error> {
+    match skim(text) {
+        Ok(value) => Ok(value),
+        Err(Refused) => serde_json::from_str(text),
+    }
+}
+
+/// Parse `text` by skimming only; [`Refused`] where serde_json must decide.
+fn skim<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Refused> {
+    let mut cur = Cursor {
+        text,
+        pos: 0,
+        depth: 0,
+    };
+    let value = T::deserialize(&mut cur)?;
+    cur.space();
+    match cur.pos == text.len() {
+        true => Ok(value),
+        false => Err(Refused),
+    }
+}
+
+/// A value's JSON text, borrowed from the line: what `&RawValue` is for
+/// serde_json, readable by the skim as well (it cannot make a `&RawValue`).
+///
+/// Deserialized through `deserialize_newtype_struct`: the skim answers with
+/// the value's text, serde_json with itself, read as a `&RawValue`. Not for
+/// deserializers that buffer (serde's `flatten` and untagged enums).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Raw<'a>(&'a str);
+
+/// The name the skim recognises a [`Raw`] by.
+const RAW: &str = "$ccwiki::skim::Raw";
+
+impl<'a> Raw<'a> {
+    /// The value's JSON text, exactly as in the line.
+    pub fn get(self) -> &'a str {
+        self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Raw<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, json: &'de str) -> Result<Raw<'de>, E> {
+                Ok(Raw(json))
+            }
+            fn visit_newtype_struct<D2: de::Deserializer<'de>>(
+                self,
+                d: D2,
+            ) -> Result<Raw<'de>, D2::Error> {
+                <&serde_json::value::RawValue>::deserialize(d).map(|raw| Raw(raw.get()))
+            }
+        }
+        d.deserialize_newtype_struct(RAW, V)
+    }
+}
+
+/// The skim does not decide this line: serde_json must.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Refused;
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("left to serde_json")
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl de::Error for Refused {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Refused
+    }
+}
+
+/// Containers deserialized inside one another at most (serde_json allows
+/// 128); deeper is refused, so a hostile line costs no stack.
+const MAX_DEPTH: u32 = 100;
+
+/// Containers skipped inside one another at most: their kinds are kept as
+/// the bits of one word.
+const MAX_SKIP_DEPTH: u32 = 64;
+
+struct Cursor<'a> {
+    text: &'a str,
+    pos: usize,
+    depth: u32,
+}
+
+impl<'a> Cursor<'a> {
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes().get(self.pos).copied()
+    }
+
+    /// JSON's whitespace: space, tab, line feed, carriage return.
+    fn space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> Result<(), Refused> {
+        match self.peek() == Some(byte) {
+            true => {
+                self.pos += 1;
+                Ok(())
+            }
+            false => Err(Refused),
+        }
+    }
+
+    /// Past `word` (`true`, `false`, `null`).
+    fn literal(&mut self, word: &[u8]) -> Result<(), Refused> {
+        match self.bytes()[self.pos..].starts_with(word) {
+            true => {
+                self.pos += word.len();
+                Ok(())
+            }
+            false => Err(Refused),
+        }
+    }
+
+    /// Past a string whose opening quote is at `pos`; true when it holds an
+    /// escape. Every escape is checked as serde_json checks it (a `\u` needs
+    /// four hex digits), and a control character refuses the string.
+    ///
+    /// Read 64 bytes at a time, escapes found with bit arithmetic: tool
+    /// output holds one every 20 bytes or so (line ends, quotes), too often
+    /// for a search per escape.
+    fn string(&mut self) -> Result<bool, Refused> {
+        self.eat(b'"')?;
+        let bytes = self.bytes();
+        let mut at = self.pos;
+        // 1 when the block's first byte is escaped by the block before.
+        let mut carry = 0u64;
+        let mut escaped = false;
+        while at < bytes.len() {
+            let block = Block::at(bytes, at);
+            let (followers, next_carry) = escaped_bytes(block.slashes, carry);
+            let quote = (block.quotes & !followers).trailing_zeros();
+            let before = match quote {
+                64 => u64::MAX,
+                q => (1 << q) - 1,
+            };
+            if block.controls & before != 0 {
+                return Err(Refused);
+            }
+            let followers = followers & before;
+            escaped |= block.slashes & before != 0;
+            // What follows a backslash: `"`, `\`, `n`, `t` and `r` are read
+            // in the masks; the rest (`/`, `b`, `f`, `\u` and four hex
+            // digits) byte by byte.
+            let mut odd = followers & !block.common_escapes;
+            while odd != 0 {
+                let i = at + odd.trailing_zeros() as usize;
+                match bytes.get(i) {
+                    Some(b'/' | b'b' | b'f') => {}
+                    Some(b'u') if bytes.get(i + 1..i + 5).is_some_and(all_hex) => {}
+                    _ => return Err(Refused),
+                }
+                odd &= odd - 1;
+            }
+            if quote < 64 {
+                self.pos = at + quote as usize + 1;
+                return Ok(escaped);
+            }
+            carry = next_carry;
+            at += 64;
+        }
+        Err(Refused)
+    }
+
+    /// Past a number, checked against JSON's grammar.
+    fn number(&mut self) -> Result<(), Refused> {
+        let bytes = self.bytes();
+        let digits = |at: usize| {
+            bytes[at..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+        };
+        let mut at = self.pos;
+        if bytes.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        match bytes.get(at) {
+            Some(b'0') => at += 1,
+            Some(b'1'..=b'9') => at += digits(at),
+            _ => return Err(Refused),
+        }
+        if bytes.get(at) == Some(&b'.') {
+            at += 1;
+            match digits(at) {
+                0 => return Err(Refused),
+                n => at += n,
+            }
+        }
+        if let Some(b'e' | b'E') = bytes.get(at) {
+            at += 1;
+            if let Some(b'+' | b'-') = bytes.get(at) {
+                at += 1;
+            }
+            match digits(at) {
+                0 => return Err(Refused),
+                n => at += n,
+            }
+        }
+        self.pos = at;
+        Ok(())
+    }
+
+    /// Past one object key and its colon.
+    fn key(&mut self) -> Result<(), Refused> {
+        self.space();
+        self.string()?;
+        self.space();
+        self.eat(b':')
+    }
+
+    /// Past one value of any shape, nested containers walked in a loop.
+    fn skip(&mut self) -> Result<(), Refused> {
+        // Bit i of `objects` is set when the container at depth i+1 is an
+        // object.
+        let (mut objects, mut depth) = (0u64, 0u32);
+        loop {
+            self.space();
+            match self.peek().ok_or(Refused)? {
+                b'"' => {
+                    self.string()?;
+                }
+                open @ (b'{' | b'[') => {
+                    if depth == MAX_SKIP_DEPTH {
+                        return Err(Refused);
+                    }
+                    self.pos += 1;
+                    self.space();
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.pos += 1;
+                    } else {
+                        objects = objects << 1 | u64::from(open == b'{');
+                        depth += 1;
+                        if open == b'{' {
+                            self.key()?;
+                        }
+                        continue;
+                    }
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                b'-' | b'0'..=b'9' => self.number()?,
+                _ => return Err(Refused),
+            }
+            // A value is done: close what it ends, or go on to the next one.
+            loop {
+                if depth == 0 {
+                    return Ok(());
+                }
+                self.space();
+                let object = objects & 1 == 1;
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        if object {
+                            self.key()?;
+                        }
+                        break;
+                    }
+                    Some(b'}') if object => {}
+                    Some(b']') if !object => {}
+                    _ => return Err(Refused),
+                }
+                self.pos += 1;
+                objects >>= 1;
+                depth -= 1;
+            }
+        }
+    }
+
+    /// Enter a container being deserialized.
+    fn enter(&mut self) -> Result<(), Refused> {
+        if self.depth == MAX_DEPTH {
+            return Err(Refused);
+        }
+        self.depth += 1;
+        self.pos += 1;
+        Ok(())
+    }
+}
+
+fn all_hex(digits: &[u8]) -> bool {
+    digits.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// Where 64 bytes of a string hold quotes, backslashes, control
+/// characters and the letters of common escapes, one bit a byte (bytes past
+/// the end read as spaces).
+struct Block {
+    quotes: u64,
+    slashes: u64,
+    controls: u64,
+    /// `"`, `\\`, `n`, `t`, `r`: what nearly every escape is.
+    common_escapes: u64,
+}
+
+impl Block {
+    fn at(bytes: &[u8], at: usize) -> Block {
+        match bytes
+            .get(at..at + 64)
+            .and_then(|c| <&[u8; 64]>::try_from(c).ok())
+        {
+            Some(chunk) => Block::of(chunk),
+            None => {
+                let mut padded = [b' '; 64];
+                let rest = &bytes[at.min(bytes.len())..];
+                padded[..rest.len()].copy_from_slice(rest);
+                Block::of(&padded)
+            }
+        }
+    }
+
+    fn of(chunk: &[u8; 64]) -> Block {
+        let splat = u8x16::splat;
+        let mut block = Block {
+            quotes: 0,
+            slashes: 0,
+            controls: 0,
+            common_escapes: 0,
+        };
+        for (k, lane) in chunk.chunks_exact(16).enumerate() {
+            let v = u8x16::new(lane.try_into().unwrap_or([b' '; 16]));
+            let bits = |m: u8x16| u64::from(m.to_bitmask()) << (16 * k);
+            let quotes = v.simd_eq(splat(b'"'));
+            let slashes = v.simd_eq(splat(b'\\'));
+            let letters = v.simd_eq(splat(b'n')) | v.simd_eq(splat(b't')) | v.simd_eq(splat(b'r'));
+            block.quotes |= bits(quotes);
+            block.slashes |= bits(slashes);
+            block.controls |= bits(v.min(splat(0x1f)).simd_eq(v));
+            block.common_escapes |= bits(quotes | slashes | letters);
+        }
+        block
+    }
+}
+
+/// The bytes other than backslashes that a backslash escapes, in a block
+/// whose backslashes are `slashes` (`carry`: 1 when its first byte is
+/// escaped by the block before), and the carry for the next block.
+///
+/// In a run of backslashes each escapes the next, so the byte after the
+/// run is escaped when the run's length is odd. Adding 1 at a run's first
+/// bit carries through the run to the bit just past it; the run's length is
+/// odd when that bit's parity differs from the first's.
+fn escaped_bytes(slashes: u64, carry: u64) -> (u64, u64) {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    // A first byte escaped is no backslash that escapes.
+    let first = carry & !slashes;
+    let slashes = slashes & !carry;
+    let starts = slashes & !(slashes << 1);
+    let past_even = slashes.wrapping_add(starts & EVEN) & !slashes;
+    let (sum, overflow) = slashes.overflowing_add(starts & !EVEN);
+    let past_odd = sum & !slashes;
+    let odd_runs_end = (past_even & !EVEN) | (past_odd & EVEN);
+    (odd_runs_end | first, u64::from(overflow))
+}
+
+/// Decode `json` (one scalar, exactly) with serde_json.
+fn by_serde_json<'de, V: Visitor<'de>>(json: &'de str, visitor: V) -> Result<V::Value, Refused> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let value = de::Deserializer::deserialize_any(&mut de, visitor).map_err(|_| Refused)?;
+    de.end().map_err(|_| Refused)?;
+    Ok(value)
+}
+
+/// Methods for one kind of value, answered as `deserialize_any` does (as
+/// serde_json's are) when the value starts as that kind does, else refused
+/// (serde_json then gives its error).
+macro_rules! of_kind {
+    ($($method:ident => $first:pat,)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+            self.space();
+            match self.peek() {
+                Some($first) => self.deserialize_any(visitor),
+                _ => Err(Refused),
+            }
+        }
+    )*};
+}
+
+/// Methods the records never call: refused, so serde_json decides.
+macro_rules! refuse {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Refused> {
+            Err(Refused)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for &mut Cursor<'de> {
+    type Error = Refused;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        self.space();
+        let start = self.pos;
+        match self.peek().ok_or(Refused)? {
+            b'{' => self.deserialize_map(visitor),
+            b'[' => {
+                self.enter()?;
+                let mut items = Items {
+                    cur: &mut *self,
+                    first: true,
+                    done: false,
+                };
+                let value = visitor.visit_seq(&mut items)?;
+                if !items.done {
+                    // The visitor stopped early: the array must end here.
+                    self.space();
+                    self.eat(b']')?;
+                }
+                self.depth -= 1;
+                Ok(value)
+            }
+            b'"' => {
+                let escaped = self.string()?;
+                let json = &self.text[start..self.pos];
+                match escaped {
+                    false => visitor.visit_borrowed_str(&json[1..json.len() - 1]),
+                    true => by_serde_json(json, visitor),
+                }
+            }
+            b't' => {
+                self.literal(b"true")?;
+                visitor.visit_bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                visitor.visit_bool(false)
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                visitor.visit_unit()
+            }
+            b'-' | b'0'..=b'9' => {
+                self.number()?;
+                by_serde_json(&self.text[start..self.pos], visitor)
+            }
+            _ => Err(Refused),
+        }
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        self.space();
+        if self.peek() != Some(b'{') {
+            return Err(Refused);
+        }
+        self.enter()?;
+        let mut entries = Entries {
+            cur: &mut *self,
+            first: true,
+            done: false,
+        };
+        let value = visitor.visit_map(&mut entries)?;
+        if !entries.done {
+            // The visitor stopped early: the object must end here.
+            self.space();
+            self.eat(b'}')?;
+        }
+        self.depth -= 1;
+        Ok(value)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Refused> {
+        self.deserialize_map(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        self.space();
+        match self.peek() {
+            Some(b'n') => {
+                self.literal(b"null")?;
+                visitor.visit_none()
+            }
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        self.skip()?;
+        visitor.visit_unit()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Refused> {
+        if name != RAW {
+            return visitor.visit_newtype_struct(self);
+        }
+        self.space();
+        let start = self.pos;
+        self.skip()?;
+        visitor.visit_borrowed_str(&self.text[start..self.pos])
+    }
+
+    of_kind! {
+        deserialize_bool => b't' | b'f',
+        deserialize_i8 => b'-' | b'0'..=b'9',
+        deserialize_i16 => b'-' | b'0'..=b'9',
+        deserialize_i32 => b'-' | b'0'..=b'9',
+        deserialize_i64 => b'-' | b'0'..=b'9',
+        deserialize_u8 => b'-' | b'0'..=b'9',
+        deserialize_u16 => b'-' | b'0'..=b'9',
+        deserialize_u32 => b'-' | b'0'..=b'9',
+        deserialize_u64 => b'-' | b'0'..=b'9',
+        deserialize_f32 => b'-' | b'0'..=b'9',
+        deserialize_f64 => b'-' | b'0'..=b'9',
+        deserialize_str => b'"',
+        deserialize_string => b'"',
+        deserialize_identifier => b'"',
+        deserialize_unit => b'n',
+        deserialize_seq => b'[',
+    }
+
+    refuse! {
+        deserialize_char deserialize_bytes deserialize_byte_buf
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: V,
+    ) -> Result<V::Value, Refused> {
+        Err(Refused)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Refused> {
+        Err(Refused)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: usize,
+        _: V,
+    ) -> Result<V::Value, Refused> {
+        Err(Refused)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Refused> {
+        Err(Refused)
+    }
+}
+
+/// The entries of an object being deserialized.
+struct Entries<'c, 'de> {
+    cur: &'c mut Cursor<'de>,
+    first: bool,
+    /// The closing brace is read.
+    done: bool,
+}
+
+impl<'de> de::MapAccess<'de> for &mut Entries<'_, 'de> {
+    type Error = Refused;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Refused> {
+        let cur = &mut *self.cur;
+        cur.space();
+        if self.done {
+            return Err(Refused);
+        }
+        if cur.peek() == Some(b'}') {
+            cur.pos += 1;
+            self.done = true;
+            return Ok(None);
+        }
+        if !std::mem::take(&mut self.first) {
+            cur.eat(b',')?;
+            cur.space();
+        }
+        let start = cur.pos;
+        if cur.string()? {
+            // A key with an escape: serde_json decodes it.
+            return Err(Refused);
+        }
+        let key = &cur.text[start + 1..cur.pos - 1];
+        cur.space();
+        cur.eat(b':')?;
+        seed.deserialize(BorrowedStrDeserializer::new(key))
+            .map(Some)
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Refused> {
+        seed.deserialize(&mut *self.cur)
+    }
+}
+
+/// The items of an array being deserialized.
+struct Items<'c, 'de> {
+    cur: &'c mut Cursor<'de>,
+    first: bool,
+    /// The closing bracket is read.
+    done: bool,
+}
+
+impl<'de> de::SeqAccess<'de> for &mut Items<'_, 'de> {
+    type Error = Refused;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Refused> {
+        let cur = &mut *self.cur;
+        cur.space();
+        if self.done {
+            return Err(Refused);
+        }
+        if cur.peek() == Some(b']') {
+            cur.pos += 1;
+            self.done = true;
+            return Ok(None);
+        }
+        if !std::mem::take(&mut self.first) {
+            cur.eat(b',')?;
+        }
+        seed.deserialize(&mut *cur).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests;
