@@ -29,8 +29,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Turns are written in chunks of about this many encoded bytes, so that a
-/// page of a long session reads only the chunks it shows.
-const CHUNK_BYTES: usize = 64 << 10;
+/// page of a long session reads only the chunks it shows, and a file's page
+/// (one turn for each change) little more than its turns. A chunk is read
+/// whole: with 64 KB chunks the file pages of a gigabyte re-read 370 MB of
+/// them, and 8 KB is as fast as any smaller size.
+const CHUNK_BYTES: usize = 8 << 10;
 
 /// A conversation's turns: held in memory as extracted, or written to a
 /// [`Spill`] and read back with [`Spill::load`].
@@ -86,7 +89,7 @@ pub struct Chunk {
     pub hash: u64,
 }
 
-/// Encode `turns` in chunks of about 64 KB (the spill's and the
+/// Encode `turns` in chunks of about 8 KB (the spill's and the
 /// cache's chunks are the same, so a page's identity does not depend on
 /// which file holds its turns), handing each to `put` with the number of
 /// turns it holds. On failure, how many turns were handed over, and why.
