@@ -5,7 +5,7 @@ use crate::knowledge::model::Edit;
 use crate::site::highlight::Syntax;
 use serde::Serialize;
 use similar::{Algorithm, ChangeTag, DiffTag, DiffableStr, TextDiff};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// The largest edit (both sides) whose lines are coloured.
 const COLOURED_EDIT: usize = 600;
@@ -122,7 +122,9 @@ fn marked<'s>(old: &[&'s str], new: &[&'s str]) -> Option<[Vec<Runs<'s>>; 2]> {
     if ratio(old.len().min(new.len()), old.len() + new.len()) < 0.5 {
         return None;
     }
-    let mut numbers: HashMap<&str, u32> = HashMap::new();
+    // Words are short and not chosen to collide: Fx, not SipHash (which
+    // was a fifth of the time of the diffs).
+    let mut numbers: FxHashMap<&str, u32> = FxHashMap::default();
     let (old_tokens, old_ids) = tokens(old, &mut numbers);
     let old_numbers = numbers.len();
     let (new_tokens, new_ids) = tokens(new, &mut numbers);
@@ -225,7 +227,7 @@ type Token = (usize, usize, usize);
 
 /// The tokens of `lines` (similar's words and runs of whitespace), and
 /// each one's number: the same text, the same number.
-fn tokens<'s>(lines: &[&'s str], numbers: &mut HashMap<&'s str, u32>) -> (Vec<Token>, Vec<u32>) {
+fn tokens<'s>(lines: &[&'s str], numbers: &mut FxHashMap<&'s str, u32>) -> (Vec<Token>, Vec<u32>) {
     let mut tokens = Vec::new();
     let mut ids = Vec::new();
     for (i, line) in lines.iter().enumerate() {
