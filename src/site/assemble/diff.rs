@@ -3,9 +3,9 @@
 
 use crate::knowledge::model::Edit;
 use crate::site::highlight::Syntax;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use similar::{Algorithm, ChangeTag, DiffTag, DiffableStr, TextDiff};
-use rustc_hash::FxHashMap;
 
 /// The largest edit (both sides) whose lines are coloured.
 const COLOURED_EDIT: usize = 600;

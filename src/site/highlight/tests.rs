@@ -21,6 +21,17 @@ fn known_languages_get_classes_and_text_stays_escaped() {
     assert!(for_fence("no-such-language").is_none());
     assert_eq!(for_path("/x/y/app.py").map(|s| s.name()), Some("Python"));
     assert!(for_fence("ts").is_some() && for_fence("bash").is_some());
+    // Names in any case; a file's name before its extension.
+    assert_eq!(
+        for_fence("RuSt").map(|s| s.name()),
+        for_fence("rust").map(|s| s.name())
+    );
+    assert_eq!(for_path(r"C:\x\MAIN.RS").map(|s| s.name()), Some("Rust"));
+    assert_eq!(
+        for_path("/x/Makefile").map(|s| s.name()),
+        for_fence("make").map(|s| s.name())
+    );
+    assert!(for_path("/x/Makefile").is_some());
 }
 
 #[test]
