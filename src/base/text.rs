@@ -222,10 +222,17 @@ pub fn cut_chars(text: &str, max: usize) -> &str {
 pub fn take_chars(text: &str, max: usize) -> (&str, usize) {
     const BLOCK: usize = 32;
     let bytes = text.as_bytes();
+    let starts = |bytes: &[u8]| bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
+    // No more bytes than characters wanted: all of it, counted at once (a
+    // JSON string is decoded a run between escapes at a time, most of
+    // them short).
+    if bytes.len() <= max {
+        return (text, starts(bytes));
+    }
     let mut n = 0;
     let mut i = 0;
     for block in bytes.chunks_exact(BLOCK) {
-        let starts = block.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        let starts = starts(block);
         if n + starts > max {
             break;
         }
