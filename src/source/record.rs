@@ -189,8 +189,7 @@ pub struct RawBlock<'a> {
 impl RawBlock<'_> {
     /// The arguments that say what a tool call did.
     pub fn tool_input(&self) -> Option<ToolInput> {
-        self.input
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        self.input.and_then(|raw| skim::from_str(raw.get()).ok())
     }
 }
 
@@ -488,7 +487,7 @@ pub fn output_prefix(raw: Raw<'_>, max: usize) -> Option<String> {
             #[serde(borrow, default)]
             text: Option<Raw<'a>>,
         }
-        let items: Vec<Item<'_>> = serde_json::from_str(json).ok()?;
+        let items: Vec<Item<'_>> = skim::from_str(json).ok()?;
         let mut out = String::new();
         for item in items {
             if item.kind.as_deref() != Some("text") {
