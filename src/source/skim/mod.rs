@@ -52,8 +52,10 @@ fn skim<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Refused> {
 /// serde_json, readable by the skim as well (it cannot make a `&RawValue`).
 ///
 /// Deserialized through `deserialize_newtype_struct`: the skim answers with
-/// the value's text, serde_json with itself, read as a `&RawValue`. Not for
-/// deserializers that buffer (serde's `flatten` and untagged enums).
+/// the value's text, serde_json with itself, read as a `&RawValue`. Only
+/// for values these two read directly: a deserializer that buffers (serde's
+/// `flatten`, untagged enums) or one that hands a string for a newtype (a
+/// map key) would give a string's text without its quotes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Raw<'a>(&'a str);
 
