@@ -249,12 +249,16 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
-    /// Past one object key and its colon.
-    fn key(&mut self) -> Result<(), Refused> {
+    /// Past one object key and its colon: the key's text as written
+    /// (between the quotes), and whether it holds an escape.
+    fn key(&mut self) -> Result<(&'a str, bool), Refused> {
         self.space();
-        self.string()?;
+        let start = self.pos;
+        let escaped = self.string()?;
+        let key = &self.text[start + 1..self.pos - 1];
         self.space();
-        self.eat(b':')
+        self.eat(b':')?;
+        Ok((key, escaped))
     }
 
     /// Past one value of any shape, nested containers walked in a loop.
@@ -318,14 +322,32 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Enter a container being deserialized.
-    fn enter(&mut self) -> Result<(), Refused> {
+    /// Deserialize the container that starts at `pos` (its opening
+    /// bracket is there) with `visit`, which reads its members; a visitor
+    /// that stops early leaves the container to end right there.
+    fn container<T>(
+        &mut self,
+        close: u8,
+        visit: impl FnOnce(&mut Members<'_, 'a>) -> Result<T, Refused>,
+    ) -> Result<T, Refused> {
         if self.depth == MAX_DEPTH {
             return Err(Refused);
         }
         self.depth += 1;
         self.pos += 1;
-        Ok(())
+        let mut members = Members {
+            cur: &mut *self,
+            close,
+            first: true,
+            done: false,
+        };
+        let value = visit(&mut members)?;
+        if !members.done {
+            self.space();
+            self.eat(close)?;
+        }
+        self.depth -= 1;
+        Ok(value)
     }
 }
 
@@ -444,22 +466,7 @@ impl<'de> de::Deserializer<'de> for &mut Cursor<'de> {
         let start = self.pos;
         match self.peek().ok_or(Refused)? {
             b'{' => self.deserialize_map(visitor),
-            b'[' => {
-                self.enter()?;
-                let mut items = Items {
-                    cur: &mut *self,
-                    first: true,
-                    done: false,
-                };
-                let value = visitor.visit_seq(&mut items)?;
-                if !items.done {
-                    // The visitor stopped early: the array must end here.
-                    self.space();
-                    self.eat(b']')?;
-                }
-                self.depth -= 1;
-                Ok(value)
-            }
+            b'[' => self.container(b']', |items| visitor.visit_seq(items)),
             b'"' => {
                 let escaped = self.string()?;
                 let json = &self.text[start..self.pos];
@@ -493,20 +500,7 @@ impl<'de> de::Deserializer<'de> for &mut Cursor<'de> {
         if self.peek() != Some(b'{') {
             return Err(Refused);
         }
-        self.enter()?;
-        let mut entries = Entries {
-            cur: &mut *self,
-            first: true,
-            done: false,
-        };
-        let value = visitor.visit_map(&mut entries)?;
-        if !entries.done {
-            // The visitor stopped early: the object must end here.
-            self.space();
-            self.eat(b'}')?;
-        }
-        self.depth -= 1;
-        Ok(value)
+        self.container(b'}', |entries| visitor.visit_map(entries))
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -602,45 +596,54 @@ impl<'de> de::Deserializer<'de> for &mut Cursor<'de> {
     }
 }
 
-/// The entries of an object being deserialized.
-struct Entries<'c, 'de> {
+/// The members of an array or an object being deserialized.
+struct Members<'c, 'de> {
     cur: &'c mut Cursor<'de>,
+    /// `]` or `}`.
+    close: u8,
     first: bool,
-    /// The closing brace is read.
+    /// The closing bracket is read.
     done: bool,
 }
 
-impl<'de> de::MapAccess<'de> for &mut Entries<'_, 'de> {
+impl Members<'_, '_> {
+    /// Past the comma before the next member: false at the closing
+    /// bracket (read then).
+    fn next(&mut self) -> Result<bool, Refused> {
+        let cur = &mut *self.cur;
+        cur.space();
+        if self.done {
+            return Err(Refused);
+        }
+        if cur.peek() == Some(self.close) {
+            cur.pos += 1;
+            self.done = true;
+            return Ok(false);
+        }
+        if !std::mem::take(&mut self.first) {
+            cur.eat(b',')?;
+        }
+        Ok(true)
+    }
+}
+
+impl<'de> de::MapAccess<'de> for &mut Members<'_, 'de> {
     type Error = Refused;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Refused> {
-        let cur = &mut *self.cur;
-        cur.space();
-        if self.done {
-            return Err(Refused);
-        }
-        if cur.peek() == Some(b'}') {
-            cur.pos += 1;
-            self.done = true;
+        if !self.next()? {
             return Ok(None);
         }
-        if !std::mem::take(&mut self.first) {
-            cur.eat(b',')?;
-            cur.space();
-        }
-        let start = cur.pos;
-        if cur.string()? {
+        match self.cur.key()? {
             // A key with an escape: serde_json decodes it.
-            return Err(Refused);
+            (_, true) => Err(Refused),
+            (key, false) => seed
+                .deserialize(BorrowedStrDeserializer::new(key))
+                .map(Some),
         }
-        let key = &cur.text[start + 1..cur.pos - 1];
-        cur.space();
-        cur.eat(b':')?;
-        seed.deserialize(BorrowedStrDeserializer::new(key))
-            .map(Some)
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Refused> {
@@ -648,35 +651,17 @@ impl<'de> de::MapAccess<'de> for &mut Entries<'_, 'de> {
     }
 }
 
-/// The items of an array being deserialized.
-struct Items<'c, 'de> {
-    cur: &'c mut Cursor<'de>,
-    first: bool,
-    /// The closing bracket is read.
-    done: bool,
-}
-
-impl<'de> de::SeqAccess<'de> for &mut Items<'_, 'de> {
+impl<'de> de::SeqAccess<'de> for &mut Members<'_, 'de> {
     type Error = Refused;
 
     fn next_element_seed<S: DeserializeSeed<'de>>(
         &mut self,
         seed: S,
     ) -> Result<Option<S::Value>, Refused> {
-        let cur = &mut *self.cur;
-        cur.space();
-        if self.done {
-            return Err(Refused);
-        }
-        if cur.peek() == Some(b']') {
-            cur.pos += 1;
-            self.done = true;
+        if !self.next()? {
             return Ok(None);
         }
-        if !std::mem::take(&mut self.first) {
-            cur.eat(b',')?;
-        }
-        seed.deserialize(&mut *cur).map(Some)
+        seed.deserialize(&mut *self.cur).map(Some)
     }
 }
 
