@@ -73,9 +73,6 @@ pub(super) fn build_many(
 const ENGINE_TRIGGERS: &str =
     r"PRIVATE KEY|[Bb]earer|BEARER|[Aa]uthorization|AUTHORIZATION|-u[ \t]|--user[ \t]";
 
-/// Texts up to this many bytes are screened by `Redactor::trigger_rest`.
-const SHORT_TEXT: usize = 1024;
-
 /// The index of `kind` in `kinds`, added when new.
 fn kind_index(kinds: &mut Vec<String>, kind: &str) -> usize {
     match kinds.iter().position(|k| k == kind) {
@@ -238,9 +235,8 @@ impl Redactor {
         // went in lies outside the marker (one inside or across it is
         // refused), in bytes the text already held side by side: its
         // literal was there from the start.
-        let short = use_trigger && text.len() <= SHORT_TEXT;
         let (url, rest, people, patterns) = match &self.screen {
-            Some(screen) if short => {
+            Some(screen) if use_trigger => {
                 let mut patterns = self.user_patterns();
                 let needs = screen.scan(text, &mut patterns);
                 if needs.rest == 0 && !needs.url && !needs.people && !patterns.contains(&true) {
@@ -252,7 +248,7 @@ impl Redactor {
             }
             _ => {
                 let url = !use_trigger || SCHEME_END.find(text.as_bytes()).is_some();
-                let rest = !short || self.trigger_rest.iter().any(|t| t.is_match(text));
+                let rest = !use_trigger || self.trigger_rest.iter().any(|t| t.is_match(text));
                 (url, rest, true, self.patterns_for(text, use_trigger))
             }
         };

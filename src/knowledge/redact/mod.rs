@@ -58,8 +58,9 @@
 //! Speed (2-core VM, one thread): clean prose + code + transcript JSON runs
 //! at ~800 MB/s as one 50 MB string and ~600 MB/s as 2 KB messages, and
 //! comes back as `Cow::Borrowed`. Every rule's regex skips clean text with
-//! its literal prefilter (SIMD), short texts are screened by a trigger first,
-//! and the URL and private-key rules are plain `memmem` scans.
+//! its literal prefilter (SIMD), every text is screened first (one search
+//! for all the rules' literals), and the URL and private-key rules are
+//! plain `memmem` scans.
 
 mod assignment;
 mod engine;
@@ -90,16 +91,9 @@ pub struct Redactor {
     markers: Vec<String>,
     counts: Vec<AtomicU64>,
     pem_begin: Regex,
-    /// Cheap first check, for short texts only, for the private-key, token,
-    /// auth-header and assignment rules: they run only if it finds
-    /// something (or if there are extra patterns). The URL rule runs only on
-    /// text with `://`, the home/name rule is its own check.
-    ///
-    /// On long texts every rule just runs: each regex skips clean text with
-    /// its own SIMD literal search (2-20 GB/s), while one union of all the
-    /// literals is too big for that (0.5 GB/s). On short texts the union
-    /// saves the fixed cost of a dozen regex calls. (Two regexes, see
-    /// `new`.)
+    /// The check, after the screen found one of their literals, for the
+    /// private-key, token, auth-header and assignment rules: they run only
+    /// if it matches. (Two regexes, see `new`.)
     trigger_rest: [Regex; 2],
     /// Token passes: every rule (the bounded ones after a word boundary),
     /// then the bounded rules after a JSON escape (`\n`), then after a URL
@@ -123,8 +117,8 @@ pub struct Redactor {
     keywords: Vec<(Box<[u8]>, usize)>,
     /// Home directories and user names, see `people.rs`.
     people: people::People,
-    /// What a short text needs, in one search (see `screen.rs`); None
-    /// if a rule had no literal to screen with.
+    /// What a text needs, in one search (see `screen.rs`); None if a rule
+    /// had no literal to screen with.
     screen: Option<screen::Screen>,
 }
 

@@ -1,15 +1,22 @@
-//! The screen of short texts: one search for every literal that a rule's
-//! match must hold, which tells a round of the rules what it can skip.
+//! The screen: one search for every literal that a rule's match must
+//! hold, which tells a round of the rules what it can skip.
 //!
 //! Most texts of a transcript are short (a command, a path, a line of a
 //! tool's output: 256,000 of the 285,000 texts of 1 GB of transcripts, 88
 //! bytes on average), and on those a round's cost is a dozen searches'
 //! fixed costs, not bytes: 1.1 µs a text. The screen is one search (0.1
 //! µs); a text it finds nothing in is clean, and one it finds only a home
-//! path in runs only the rules that can touch it. Its literals are drawn
-//! from the rules' regexes by the regex parser's own literal extraction,
-//! so they cannot drift from the rules; a rule whose matches need not
-//! hold a literal (none now) leaves the screen out.
+//! path in runs only the rules that can touch it. Long texts (tool output
+//! up to the redactor's window, 1–4 KB: three quarters of the bytes) are
+//! screened too: the union of the literals is a slower search (about
+//! 600 MB/s, no SIMD prefilter) than each rule's own, but on real output
+//! the rules' literals are everywhere (paths under the home, `api`,
+//! `token`), so their prefilters stop all the time, and the screen lets
+//! most rules skip the text: 8 % less redaction time on 1 GB of
+//! transcripts than letting every rule run on long texts. Its literals
+//! are drawn from the rules' regexes by the regex parser's own literal
+//! extraction, so they cannot drift from the rules; a rule whose matches
+//! need not hold a literal (none now) leaves the screen out.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex_syntax::hir::literal::Extractor;
@@ -29,7 +36,7 @@ enum Gate {
     Pattern(usize),
 }
 
-/// The rules a short text needs, as the screen found them.
+/// The rules a text needs, as the screen found them.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Needs {
     /// Bit `i`: the `i`th of `Redactor::trigger_rest` may match.
@@ -127,11 +134,11 @@ fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
 mod tests {
     use super::super::{RedactConfig, Redactor};
 
-    /// The screen of short texts is there for every kind of owner: a rule
-    /// without a literal to screen with would leave it out, and every short
-    /// text would silently take every rule again.
+    /// The screen is there for every kind of owner: a rule without a
+    /// literal to screen with would leave it out, and every text would
+    /// silently take every rule again.
     #[test]
-    fn short_texts_are_screened() {
+    fn texts_are_screened() {
         let owners = [
             RedactConfig::default(),
             RedactConfig {

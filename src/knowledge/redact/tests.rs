@@ -702,6 +702,25 @@ fn unicode_is_safe() {
 /// (char boundaries), idempotence, and the trigger never hides a match.
 #[test]
 fn random_mixes() {
+    fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
+        std::env::var(name).ok()?.parse().ok()
+    }
+    check_mixes(
+        env("MIX_SEED").unwrap_or(0x9e3779b97f4a7c15),
+        env("MIX_ROUNDS").unwrap_or(4000),
+        env("MIX_LEN").unwrap_or(12),
+    );
+}
+
+/// The same on long texts (a tool's output up to the redactor's window):
+/// the screen decides for them too.
+#[test]
+fn random_long_mixes() {
+    check_mixes(0x2545f4914f6cdd1d, 150, 900);
+}
+
+/// `rounds` texts of 1 to `len` fragments.
+fn check_mixes(mut seed: u64, rounds: usize, len: u64) {
     let red = Redactor::new(&RedactConfig {
         home_dirs: vec!["/home/dana".into(), "C:\\Users\\Élodie".into()],
         ..cfg()
@@ -786,27 +805,14 @@ fn random_mixes() {
         "_Key".into(),
         "PWD =".into(),
     ];
-    let mut seed: u64 = std::env::var("MIX_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x9e3779b97f4a7c15);
     let mut next = || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
         seed
     };
-    let rounds: usize = std::env::var("MIX_ROUNDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(4000);
     for _ in 0..rounds {
-        let n = 1
-            + (next()
-                % std::env::var("MIX_LEN")
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(12)) as usize;
+        let n = 1 + (next() % len) as usize;
         let text: String = (0..n)
             .map(|_| frags[(next() % frags.len() as u64) as usize].as_str())
             .collect();
