@@ -237,8 +237,18 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// jemalloc's options, read when it starts: pages freed go back to the
 /// system after a second rather than ten (with the default, peak memory
 /// was higher than with glibc's malloc; at once, purging cost a fifth of
-/// the time).
-#[cfg(not(target_env = "msvc"))]
+/// the time). On Linux, one arena per CPU rather than four: a thread
+/// allocates where it runs, and memory freed by one worker is reused by
+/// the next on that CPU (100,000 tiny sessions peaked at 181 MB instead
+/// of 188–194, the same speed). Other systems lack the per-CPU arenas,
+/// and jemalloc would warn at every start.
+#[cfg(all(not(target_env = "msvc"), target_os = "linux"))]
+#[unsafe(export_name = "_rjem_malloc_conf")]
+static MALLOC_CONF: Option<&'static u8> =
+    Some(&b"dirty_decay_ms:1000,muzzy_decay_ms:0,percpu_arena:percpu\0"[0]);
+
+/// jemalloc's options elsewhere (see the Linux ones).
+#[cfg(all(not(target_env = "msvc"), not(target_os = "linux")))]
 #[unsafe(export_name = "_rjem_malloc_conf")]
 static MALLOC_CONF: Option<&'static u8> = Some(&b"dirty_decay_ms:1000,muzzy_decay_ms:0\0"[0]);
 
