@@ -397,6 +397,31 @@ mod tests {
         assert_eq!(t.s.0, None);
     }
 
+    /// A thread keeps its read buffer between files when a long line grew
+    /// it (up to 4 MB), and drops it after a giant line.
+    #[test]
+    fn read_buffer_is_kept_for_long_lines_and_dropped_for_giant_ones() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let kept_after = |line_bytes: usize| {
+            let path = dir.path().join(format!("{line_bytes}.jsonl"));
+            let line = format!("{{\"x\":\"{}\"}}\n", "a".repeat(line_bytes));
+            std::fs::write(&path, line).expect("write");
+            let mut lines = 0;
+            read_range(&path, Position::default(), u64::MAX, |_| lines += 1).expect("read");
+            assert_eq!(lines, 1);
+            let buf = READ_BUFFER.take();
+            let kept = buf.capacity();
+            READ_BUFFER.set(buf);
+            kept
+        };
+        assert!(
+            kept_after(3 << 20) > 3 << 20,
+            "a 3 MB line's buffer is kept"
+        );
+        assert_eq!(kept_after(5 << 20), 0, "a 5 MB line's buffer is dropped");
+        assert!(kept_after(100) >= READ_BYTES, "the usual buffer is kept");
+    }
+
     /// What `read_range` hands out, line by line as the std reader did:
     /// (number, text, unterminated, end) and the position it stops at.
     fn lines_of(
