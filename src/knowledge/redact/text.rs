@@ -271,7 +271,10 @@ impl<'r> Scrub<'r> {
     /// redactor sees past the cut (see [`SCAN_AHEAD`]).
     pub fn prefix(&mut self, raw: &str, max: usize) -> Text {
         let window = scan_window(raw, max);
-        let clean = self.clean(window);
+        // Borrowed through when nothing changes (most tool output): one
+        // copy, of what is kept.
+        let clean = self.redactor.redact_tally(window, &mut self.tally);
+        let clean = strip_controls(&clean);
         Text(cut_chars(&clean, max).into())
     }
 
