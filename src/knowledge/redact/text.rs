@@ -220,13 +220,19 @@ impl<'r> Scrub<'r> {
         if raw.len() > TEXT_MAX {
             return self.capped(raw);
         }
-        Text(self.clean(raw).into_boxed_str())
+        Text(self.clean(raw).into_owned().into_boxed_str())
     }
 
-    /// Redacted, controls stripped, never cut.
-    fn clean(&mut self, raw: &str) -> String {
-        let clean = self.redactor.redact_tally(raw, &mut self.tally);
-        strip_controls(&clean).into_owned()
+    /// Redacted, controls stripped, never cut; borrowed when nothing
+    /// changed (most text), so a caller that keeps a part copies only that.
+    fn clean<'a>(&mut self, raw: &'a str) -> Cow<'a, str> {
+        match self.redactor.redact_tally(raw, &mut self.tally) {
+            Cow::Borrowed(text) => strip_controls(text),
+            Cow::Owned(text) => match strip_controls(&text) {
+                Cow::Borrowed(_) => Cow::Owned(text),
+                Cow::Owned(stripped) => Cow::Owned(stripped),
+            },
+        }
     }
 
     fn capped(&mut self, raw: &str) -> Text {
@@ -271,11 +277,7 @@ impl<'r> Scrub<'r> {
     /// redactor sees past the cut (see [`SCAN_AHEAD`]).
     pub fn prefix(&mut self, raw: &str, max: usize) -> Text {
         let window = scan_window(raw, max);
-        // Borrowed through when nothing changes (most tool output): one
-        // copy, of what is kept.
-        let clean = self.redactor.redact_tally(window, &mut self.tally);
-        let clean = strip_controls(&clean);
-        Text(cut_chars(&clean, max).into())
+        Text(cut_chars(&self.clean(window), max).into())
     }
 
     /// [`crate::base::text::one_line`] of `raw`, after redaction.
