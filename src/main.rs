@@ -239,9 +239,9 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// was higher than with glibc's malloc; at once, purging cost a fifth of
 /// the time). On Linux, one arena per CPU rather than four: a thread
 /// allocates where it runs, and memory freed by one worker is reused by
-/// the next on that CPU (100,000 tiny sessions peaked at 181 MB instead
-/// of 188–194, the same speed). Other systems lack the per-CPU arenas,
-/// and jemalloc would warn at every start.
+/// the next on that CPU (100,000 tiny sessions peaked at 181–188 MB
+/// instead of 188–195, the same speed). Other systems lack the per-CPU
+/// arenas, and jemalloc would warn at every start.
 #[cfg(all(not(target_env = "msvc"), target_os = "linux"))]
 #[unsafe(export_name = "_rjem_malloc_conf")]
 static MALLOC_CONF: Option<&'static u8> =
