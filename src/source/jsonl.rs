@@ -77,12 +77,10 @@ fn read_range_by(
     let mut buf = READ_BUFFER.take();
     buf.resize(read_bytes, 0);
     let read = lines_in(&mut file, &mut buf, start, end, read_bytes, f);
-    // Kept for the next file up to 4 MB: lines of tool output run to
-    // megabytes, and a buffer grown again for each file's long lines was
-    // a tenth of a cold 1 GB build's page faults (kept up to 1 MB: 12,600
-    // to 14,600 faults; up to 4 MB: 12,000 to 12,200). Beyond that, a
-    // thread keeps no giant line's buffer.
-    if buf.len() > 16 * read_bytes {
+    // Kept for the next file only when small: a thread keeps no giant
+    // line's buffer. (Kept up to 4 MB, a cold 1 GB build had a tenth fewer
+    // page faults, but 3 GB with a 1 GB session peaked 20 MB higher.)
+    if buf.len() > 4 * read_bytes {
         buf = Vec::new();
     }
     READ_BUFFER.set(buf);
@@ -398,7 +396,7 @@ mod tests {
     }
 
     /// A thread keeps its read buffer between files when a long line grew
-    /// it (up to 4 MB), and drops it after a giant line.
+    /// it (up to 1 MB), and drops it after a giant line.
     #[test]
     fn read_buffer_is_kept_for_long_lines_and_dropped_for_giant_ones() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -415,10 +413,10 @@ mod tests {
             kept
         };
         assert!(
-            kept_after(3 << 20) > 3 << 20,
-            "a 3 MB line's buffer is kept"
+            kept_after(600 << 10) > 600 << 10,
+            "a 600 KB line's buffer is kept"
         );
-        assert_eq!(kept_after(5 << 20), 0, "a 5 MB line's buffer is dropped");
+        assert_eq!(kept_after(2 << 20), 0, "a 2 MB line's buffer is dropped");
         assert!(kept_after(100) >= READ_BYTES, "the usual buffer is kept");
     }
 
