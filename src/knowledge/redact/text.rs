@@ -258,14 +258,11 @@ impl<'r> Scrub<'r> {
         if raw.len() > TEXT_MAX {
             return self.capped(&raw);
         }
-        let clean = match self.redactor.redact_tally(&raw, &mut self.tally) {
-            Cow::Borrowed(_) => raw,
-            Cow::Owned(s) => s,
+        let changed = match self.clean(&raw) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(clean) => Some(clean),
         };
-        match strip_controls(&clean) {
-            Cow::Borrowed(_) => Text(clean.into_boxed_str()),
-            Cow::Owned(s) => Text(s.into_boxed_str()),
-        }
+        Text(changed.unwrap_or(raw).into_boxed_str())
     }
 
     /// Redact an optional text.
