@@ -390,25 +390,36 @@ pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager) -> Result<usize, E
             Ok::<_, Error>(files + r.static_files.len())
         },
         || {
-            site.pages.par_iter().try_for_each(|p| r.page(p, stager))?;
-            let sessions = &site.session_pages;
-            sessions.sessions().par_iter().try_for_each(|laid| {
-                let pages = sessions.pages_of(laid);
-                // A long session's pages on every core too: one session
-                // of a gigabyte is hundreds of pages, and was rendered by
-                // one thread while the other had nothing left to do. A
-                // single page is rendered here: handing it to rayon cost
-                // 2-3% of rendering 100,000 one-page sessions.
-                if pages.len() > 1 {
-                    pages.par_iter().try_for_each(|p| r.page(p, stager))
-                } else {
-                    pages.iter().try_for_each(|p| r.page(p, stager))
-                }
-            })
+            // Side by side, not one after the other: waiting for the last
+            // of the other pages (a file page with long diffs) left a core
+            // idle before the sessions began.
+            let (pages, sessions) = rayon::join(
+                || site.pages.par_iter().try_for_each(|p| r.page(p, stager)),
+                || render_sessions(site, r, stager),
+            );
+            pages.and(sessions)
         },
     );
     pages?;
     Ok(index? + site.page_count())
+}
+
+/// The sessions' pages.
+fn render_sessions(site: &Site<'_>, r: &Renderer, stager: &Stager) -> Result<(), Error> {
+    let sessions = &site.session_pages;
+    sessions.sessions().par_iter().try_for_each(|laid| {
+        let pages = sessions.pages_of(laid);
+        // A long session's pages on every core too: one session
+        // of a gigabyte is hundreds of pages, and was rendered by
+        // one thread while the other had nothing left to do. A
+        // single page is rendered here: handing it to rayon cost
+        // 2-3% of rendering 100,000 one-page sessions.
+        if pages.len() > 1 {
+            pages.par_iter().try_for_each(|p| r.page(p, stager))
+        } else {
+            pages.iter().try_for_each(|p| r.page(p, stager))
+        }
+    })
 }
 
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown.
