@@ -68,6 +68,51 @@ fn eject_then_build_gives_the_same_bytes() {
 }
 
 #[test]
+fn an_error_in_an_ejected_copy_that_differs_from_the_built_in_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let theme = repo.join("themes/default");
+    ccwiki::output::theme::eject("default", &theme).unwrap();
+    let build_err = || {
+        let mut opts = common::options(vec![common::demo()], tmp.path().join("site"));
+        opts.site_dir = Some(repo.clone());
+        ccwiki::build(&opts)
+            .expect_err("the template fails")
+            .to_string()
+    };
+    // The diff partial as an older ccwiki had it (lines were runs of text).
+    write(
+        &theme.join("templates/partials/diff.html"),
+        "<pre class=\"diff\">{% for l in diff %}<span class=\"{{ l.kind }}\">{% for p in l.parts %}{{ p.text }}{% endfor %}</span>{% endfor %}</pre>\n",
+    );
+    let err = build_err();
+    assert!(
+        err.contains("themes/default/templates/partials/diff.html:1:")
+            && err.contains("differs from the built-in partials/diff.html")
+            && !err.contains('\n'),
+        "{err}"
+    );
+    // A template of the theme's own, with no built-in of its name, fails
+    // plainly.
+    ccwiki::output::theme::eject("default", &tmp.path().join("fresh")).unwrap();
+    std::fs::copy(
+        tmp.path().join("fresh/templates/partials/diff.html"),
+        theme.join("templates/partials/diff.html"),
+    )
+    .unwrap();
+    write(&theme.join("templates/partials/mine.html"), "{{ nope.x }}");
+    write(
+        &theme.join("templates/about.html"),
+        "{% extends \"ccwiki/about.html\" %}{% block title %}{% include \"partials/mine.html\" %}{% endblock title %}",
+    );
+    let err = build_err();
+    assert!(
+        err.contains("partials/mine.html:1:") && !err.contains("differs from the built-in"),
+        "{err}"
+    );
+}
+
+#[test]
 fn one_template_override_extends_the_original() {
     let tmp = tempfile::tempdir().unwrap();
     let plain = tmp.path().join("plain");

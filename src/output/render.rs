@@ -165,6 +165,9 @@ pub struct Renderer {
     static_files: Vec<(String, Vec<u8>)>,
     site_dir: Option<std::path::PathBuf>,
     theme_dir: String,
+    /// The theme's and the wiki repository's templates that stand in for
+    /// a built-in one of the same name with other text.
+    changed: Changed,
     /// Where the site is served, ending in `/`: the root of pages served at
     /// any address (the 404 page).
     base_path: String,
@@ -178,13 +181,10 @@ impl Renderer {
             crate::output::theme::Origin::Local(d) => d.display().to_string(),
             crate::output::theme::Origin::Bundled => format!("themes/{}", theme.name),
         };
-        let tmpl_err = |e: tera::Error| {
-            Error::Template(one_line(&describe(&e), site_dir.as_deref(), &theme_dir))
-        };
         let mut tera = Tera::new();
         tera.autoescape_on([".html", ".htm", ".xml"]);
         tera.set_fallback_prefixes([THEME_PREFIX, BUILTIN_PREFIX])
-            .map_err(tmpl_err)?;
+            .map_err(|e| Error::Template(describe(&e)))?;
         tera.register_filter("markdown", markdown_filter);
         let mut templates: Vec<(String, String)> = BUILTIN_TEMPLATES
             .iter()
@@ -212,6 +212,15 @@ impl Renderer {
                 }
             }
         }
+        let changed = Changed::of(&templates);
+        let tmpl_err = |e: tera::Error| {
+            let place = Place {
+                site_dir: site_dir.as_deref(),
+                theme_dir: &theme_dir,
+                changed: &changed,
+            };
+            Error::Template(place.one_line(&describe(&e)))
+        };
         tera.add_raw_templates(templates.clone())
             .map_err(tmpl_err)?;
         tera.global_context().insert("nav", NAV);
@@ -250,6 +259,7 @@ impl Renderer {
             static_files,
             site_dir: opts.site_dir.clone(),
             theme_dir,
+            changed,
             base_path: format!("/{}/", opts.base_path.trim_matches('/')).replace("//", "/"),
         })
     }
@@ -302,7 +312,12 @@ impl Renderer {
             },
         );
         self.tera.render_to(page.template, &ctx, out).map_err(|e| {
-            let msg = one_line(&describe(&e), self.site_dir.as_deref(), &self.theme_dir);
+            let place = Place {
+                site_dir: self.site_dir.as_deref(),
+                theme_dir: &self.theme_dir,
+                changed: &self.changed,
+            };
+            let msg = place.one_line(&describe(&e));
             Error::Template(format!("{msg} (rendering {})", page.path))
         })
     }
@@ -430,34 +445,87 @@ fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<Value> {
     )))
 }
 
-/// Tera's multi-line report as one line that starts with the template's
-/// file and line: `templates/home.html:1:55: Variable `nope` is not defined…`.
-fn one_line(report: &str, site_dir: Option<&std::path::Path>, theme_dir: &str) -> String {
-    let location = report
-        .lines()
-        .find_map(|l| l.trim_start().strip_prefix("--> "))
-        .map(str::trim);
-    let message = report
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("-->") && !l.starts_with('|'))
-        .unwrap_or(report)
-        .trim_start_matches("error: ")
-        .to_string();
-    let Some(loc) = location else {
-        return message;
-    };
-    let file = if let Some(rest) = loc.strip_prefix(BUILTIN_PREFIX) {
-        format!("built-in template {rest}")
-    } else if let Some(rest) = loc.strip_prefix(THEME_PREFIX) {
-        format!("{theme_dir}/templates/{rest}")
-    } else {
-        match site_dir {
-            Some(d) => format!("{}/templates/{loc}", d.display()),
-            None => loc.to_string(),
-        }
-    };
-    format!("{file}: {message}")
+/// The names of the templates (theme's and wiki repository's) whose
+/// text differs from the built-in template of the same name.
+struct Changed(std::collections::HashSet<String>);
+
+impl Changed {
+    /// From the templates as loaded: built-in ones under
+    /// [`BUILTIN_PREFIX`], the theme's under [`THEME_PREFIX`], the wiki
+    /// repository's under their own names.
+    fn of(templates: &[(String, String)]) -> Changed {
+        let builtin: std::collections::HashMap<&str, &str> = templates
+            .iter()
+            .filter_map(|(n, src)| Some((n.strip_prefix(BUILTIN_PREFIX)?, src.as_str())))
+            .collect();
+        let changed = templates
+            .iter()
+            .filter(|(n, _)| !n.starts_with(BUILTIN_PREFIX))
+            .filter_map(|(n, src)| {
+                let name = n.strip_prefix(THEME_PREFIX).unwrap_or(n);
+                builtin
+                    .get(name)
+                    .is_some_and(|b| b != src)
+                    .then(|| n.clone())
+            })
+            .collect();
+        Changed(changed)
+    }
+}
+
+/// Where templates come from, to name them in an error.
+struct Place<'a> {
+    site_dir: Option<&'a std::path::Path>,
+    theme_dir: &'a str,
+    changed: &'a Changed,
+}
+
+impl Place<'_> {
+    /// Tera's multi-line report as one line that starts with the
+    /// template's file and line: `templates/home.html:1:55: Variable
+    /// `nope` is not defined…`. An error in a copy of a built-in template
+    /// (an ejected theme's) that differs from it says so: after an
+    /// upgrade, the copy may be the built-in one as an older ccwiki had
+    /// it.
+    fn one_line(&self, report: &str) -> String {
+        let location = report
+            .lines()
+            .find_map(|l| l.trim_start().strip_prefix("--> "))
+            .map(str::trim);
+        let message = report
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("-->") && !l.starts_with('|'))
+            .unwrap_or(report)
+            .trim_start_matches("error: ")
+            .to_string();
+        let Some(loc) = location else {
+            return message;
+        };
+        let name = loc.split(':').next().unwrap_or(loc);
+        let hint = match self.changed.0.contains(name) {
+            true => {
+                let builtin = name.strip_prefix(THEME_PREFIX).unwrap_or(name);
+                format!(
+                    " (this copy differs from the built-in {builtin}: if you did not edit it, \
+                     it is from another version of ccwiki; delete it to use the built-in one, \
+                     or eject the theme again and compare)"
+                )
+            }
+            false => String::new(),
+        };
+        let file = if let Some(rest) = loc.strip_prefix(BUILTIN_PREFIX) {
+            format!("built-in template {rest}")
+        } else if let Some(rest) = loc.strip_prefix(THEME_PREFIX) {
+            format!("{}/templates/{rest}", self.theme_dir)
+        } else {
+            match self.site_dir {
+                Some(d) => format!("{}/templates/{loc}", d.display()),
+                None => loc.to_string(),
+            }
+        };
+        format!("{file}: {message}{hint}")
+    }
 }
 
 /// An error with its whole chain of causes on one line.
