@@ -125,6 +125,19 @@ if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
     say "warning: load average is $load: something else is using the CPU, figures will be noisy"
 fi
 
+# warn_memory DIR: the figures are CPU figures only while DIR's files stay in
+# the page cache; say so when the memory available is less than they take
+# (a RAM disk's files count as used memory: sites left there add up).
+warn_memory() {
+    local need avail
+    need=$(du -sk -- "$1" 2>/dev/null | cut -f1)
+    avail=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null)
+    [ -n "$need" ] && [ -n "$avail" ] || return 0
+    if [ "$avail" -lt "$need" ]; then
+        say "warning: $((avail / 1024)) MB of memory available for the $((need / 1024)) MB of $1: part of it will be read from the disk in every run, figures will be slower"
+    fi
+}
+
 say "== building ccwiki and the generator (release)"
 cargo build --release --example gen_corpus
 cargo build --release
@@ -288,6 +301,7 @@ bench() { # bench LABEL GEN-ARGS...
     local logs="$TMP/$label"; mkdir -p "$logs"
     say ""
     say "== $label: $(awk -v b="$bytes" 'BEGIN { printf "%.1f MB", b / 1e6 }') of transcripts in $dir"
+    warn_memory "$dir"
 
     # Cold builds: no previous output, best of $RUNS.
     local best="" bestcpu="" peak=0 i
@@ -398,6 +412,7 @@ shape() {
     rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"; mkdir -p "$outp"
     say ""
     say "== $label"
+    warn_memory "$dir"
     measure "$logs/cold.log" "$CCWIKI" build --source "$dir" --out "$out" --no-archive --timings
     if [ "$RC" -ne 0 ]; then say "ccwiki build failed (exit $RC):"; cat "$logs/cold.log" >&2; exit 1; fi
     local cold="$WALL" coldrss="$RSS_MB"
