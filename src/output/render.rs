@@ -167,7 +167,7 @@ pub struct Renderer {
     theme_dir: String,
     /// The theme's and the wiki repository's templates that stand in for
     /// a built-in one of the same name with other text.
-    changed: Changed,
+    drifted: Drifted,
     /// Where the site is served, ending in `/`: the root of pages served at
     /// any address (the 404 page).
     base_path: String,
@@ -212,12 +212,12 @@ impl Renderer {
                 }
             }
         }
-        let changed = Changed::of(&templates);
+        let drifted = Drifted::of(&templates);
         let tmpl_err = |e: tera::Error| {
             let place = Place {
                 site_dir: site_dir.as_deref(),
                 theme_dir: &theme_dir,
-                changed: &changed,
+                drifted: &drifted,
             };
             Error::Template(place.one_line(&describe(&e)))
         };
@@ -259,7 +259,7 @@ impl Renderer {
             static_files,
             site_dir: opts.site_dir.clone(),
             theme_dir,
-            changed,
+            drifted,
             base_path: format!("/{}/", opts.base_path.trim_matches('/')).replace("//", "/"),
         })
     }
@@ -315,7 +315,7 @@ impl Renderer {
             let place = Place {
                 site_dir: self.site_dir.as_deref(),
                 theme_dir: &self.theme_dir,
-                changed: &self.changed,
+                drifted: &self.drifted,
             };
             let msg = place.one_line(&describe(&e));
             Error::Template(format!("{msg} (rendering {})", page.path))
@@ -447,18 +447,18 @@ fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<Value> {
 
 /// The names of the templates (theme's and wiki repository's) whose
 /// text differs from the built-in template of the same name.
-struct Changed(std::collections::HashSet<String>);
+struct Drifted(std::collections::HashSet<String>);
 
-impl Changed {
+impl Drifted {
     /// From the templates as loaded: built-in ones under
     /// [`BUILTIN_PREFIX`], the theme's under [`THEME_PREFIX`], the wiki
     /// repository's under their own names.
-    fn of(templates: &[(String, String)]) -> Changed {
+    fn of(templates: &[(String, String)]) -> Drifted {
         let builtin: std::collections::HashMap<&str, &str> = templates
             .iter()
             .filter_map(|(n, src)| Some((n.strip_prefix(BUILTIN_PREFIX)?, src.as_str())))
             .collect();
-        let changed = templates
+        let drifted = templates
             .iter()
             .filter(|(n, _)| !n.starts_with(BUILTIN_PREFIX))
             .filter_map(|(n, src)| {
@@ -469,7 +469,7 @@ impl Changed {
                     .then(|| n.clone())
             })
             .collect();
-        Changed(changed)
+        Drifted(drifted)
     }
 }
 
@@ -477,7 +477,7 @@ impl Changed {
 struct Place<'a> {
     site_dir: Option<&'a std::path::Path>,
     theme_dir: &'a str,
-    changed: &'a Changed,
+    drifted: &'a Drifted,
 }
 
 impl Place<'_> {
@@ -503,7 +503,7 @@ impl Place<'_> {
             return message;
         };
         let name = loc.split(':').next().unwrap_or(loc);
-        let hint = match self.changed.0.contains(name) {
+        let hint = match self.drifted.0.contains(name) {
             true => {
                 let builtin = name.strip_prefix(THEME_PREFIX).unwrap_or(name);
                 format!(
