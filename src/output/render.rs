@@ -186,32 +186,7 @@ impl Renderer {
         tera.set_fallback_prefixes([THEME_PREFIX, BUILTIN_PREFIX])
             .map_err(|e| Error::Template(describe(&e)))?;
         tera.register_filter("markdown", markdown_filter);
-        let mut templates: Vec<(String, String)> = BUILTIN_TEMPLATES
-            .iter()
-            .map(|(name, src)| (format!("{BUILTIN_PREFIX}{name}"), src.to_string()))
-            .collect();
-        templates.extend(
-            theme
-                .templates()
-                .into_iter()
-                .map(|(n, src)| (format!("{THEME_PREFIX}{n}"), src)),
-        );
-        let mut static_files = vec![("static/search.js".to_string(), SEARCH_JS.to_vec())];
-        static_files.extend(theme.static_files());
-        if let Some(dir) = &opts.site_dir {
-            let own = dir.join("templates");
-            if own.is_dir() {
-                for f in crate::output::theme::read_tree(&own)? {
-                    templates.push((f.path, String::from_utf8_lossy(&f.bytes).into_owned()));
-                }
-            }
-            let own_static = dir.join("static");
-            if own_static.is_dir() {
-                for f in crate::output::theme::read_tree(&own_static)? {
-                    static_files.push((format!("static/{}", f.path), f.bytes.into_owned()));
-                }
-            }
-        }
+        let (templates, static_files) = layers(opts, theme)?;
         let drifted = Drifted::of(&templates);
         let tmpl_err = |e: tera::Error| {
             let place = Place {
@@ -233,11 +208,6 @@ impl Renderer {
                 extra: &opts.extra,
             },
         );
-        // Later layers win: keep the last file for each path.
-        let mut seen = std::collections::HashSet::new();
-        static_files.reverse();
-        static_files.retain(|(p, _)| seen.insert(p.clone()));
-        static_files.reverse();
         let fingerprint = {
             use std::hash::{Hash, Hasher};
             let mut h = crate::base::hash::hasher();
@@ -443,6 +413,49 @@ fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<Value> {
     Ok(Value::safe_string(&crate::output::markdown::render(
         text, root,
     )))
+}
+
+/// The templates, named by layer (built-in ones under
+/// [`BUILTIN_PREFIX`], the theme's under [`THEME_PREFIX`], the wiki
+/// repository's under their own names), and the static files, one per
+/// path: a later layer's wins.
+type Layers = (Vec<(String, String)>, Vec<(String, Vec<u8>)>);
+
+/// The built-in templates, the theme's and the wiki repository's, with
+/// their static files.
+fn layers(opts: &RenderOptions, theme: &Theme) -> Result<Layers, Error> {
+    let mut templates: Vec<(String, String)> = BUILTIN_TEMPLATES
+        .iter()
+        .map(|(name, src)| (format!("{BUILTIN_PREFIX}{name}"), src.to_string()))
+        .collect();
+    templates.extend(
+        theme
+            .templates()
+            .into_iter()
+            .map(|(n, src)| (format!("{THEME_PREFIX}{n}"), src)),
+    );
+    let mut static_files = vec![("static/search.js".to_string(), SEARCH_JS.to_vec())];
+    static_files.extend(theme.static_files());
+    if let Some(dir) = &opts.site_dir {
+        let own = dir.join("templates");
+        if own.is_dir() {
+            for f in crate::output::theme::read_tree(&own)? {
+                templates.push((f.path, String::from_utf8_lossy(&f.bytes).into_owned()));
+            }
+        }
+        let own_static = dir.join("static");
+        if own_static.is_dir() {
+            for f in crate::output::theme::read_tree(&own_static)? {
+                static_files.push((format!("static/{}", f.path), f.bytes.into_owned()));
+            }
+        }
+    }
+    // Later layers win: keep the last file for each path.
+    let mut seen = std::collections::HashSet::new();
+    static_files.reverse();
+    static_files.retain(|(p, _)| seen.insert(p.clone()));
+    static_files.reverse();
+    Ok((templates, static_files))
 }
 
 /// The names of the templates (theme's and wiki repository's) whose
