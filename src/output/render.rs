@@ -163,11 +163,8 @@ pub struct Renderer {
     /// Hash of everything besides a page's own context that shapes its HTML.
     fingerprint: u64,
     static_files: Vec<(String, Vec<u8>)>,
-    site_dir: Option<std::path::PathBuf>,
-    theme_dir: String,
-    /// The theme's and the wiki repository's templates that stand in for
-    /// a built-in one of the same name with other text.
-    drifted: Drifted,
+    /// Where the templates come from, to name them in an error.
+    place: Place,
     /// Where the site is served, ending in `/`: the root of pages served at
     /// any address (the 404 page).
     base_path: String,
@@ -176,7 +173,6 @@ pub struct Renderer {
 impl Renderer {
     /// Load templates in layers: the wiki repository's, the theme's, the built-in ones.
     pub fn new(opts: &RenderOptions, theme: &Theme) -> Result<Renderer, Error> {
-        let site_dir = opts.site_dir.clone();
         let theme_dir = match &theme.origin {
             crate::output::theme::Origin::Local(d) => d.display().to_string(),
             crate::output::theme::Origin::Bundled => format!("themes/{}", theme.name),
@@ -187,15 +183,12 @@ impl Renderer {
             .map_err(|e| Error::Template(describe(&e)))?;
         tera.register_filter("markdown", markdown_filter);
         let (templates, static_files) = layers(opts, theme)?;
-        let drifted = Drifted::of(&templates);
-        let tmpl_err = |e: tera::Error| {
-            let place = Place {
-                site_dir: site_dir.as_deref(),
-                theme_dir: &theme_dir,
-                drifted: &drifted,
-            };
-            Error::Template(place.one_line(&describe(&e)))
+        let place = Place {
+            site_dir: opts.site_dir.clone(),
+            theme_dir,
+            drifted: Drifted::of(&templates),
         };
+        let tmpl_err = |e: tera::Error| Error::Template(place.one_line(&describe(&e)));
         tera.add_raw_templates(templates.clone())
             .map_err(tmpl_err)?;
         tera.global_context().insert("nav", NAV);
@@ -227,9 +220,7 @@ impl Renderer {
             tera,
             fingerprint,
             static_files,
-            site_dir: opts.site_dir.clone(),
-            theme_dir,
-            drifted,
+            place,
             base_path: format!("/{}/", opts.base_path.trim_matches('/')).replace("//", "/"),
         })
     }
@@ -282,12 +273,7 @@ impl Renderer {
             },
         );
         self.tera.render_to(page.template, &ctx, out).map_err(|e| {
-            let place = Place {
-                site_dir: self.site_dir.as_deref(),
-                theme_dir: &self.theme_dir,
-                drifted: &self.drifted,
-            };
-            let msg = place.one_line(&describe(&e));
+            let msg = self.place.one_line(&describe(&e));
             Error::Template(format!("{msg} (rendering {})", page.path))
         })
     }
@@ -487,13 +473,17 @@ impl Drifted {
 }
 
 /// Where templates come from, to name them in an error.
-struct Place<'a> {
-    site_dir: Option<&'a std::path::Path>,
-    theme_dir: &'a str,
-    drifted: &'a Drifted,
+struct Place {
+    /// The wiki repository, whose `templates/` come first.
+    site_dir: Option<std::path::PathBuf>,
+    /// The theme's folder, as the user knows it.
+    theme_dir: String,
+    /// The theme's and the wiki repository's templates that stand in for
+    /// a built-in one of the same name with other text.
+    drifted: Drifted,
 }
 
-impl Place<'_> {
+impl Place {
     /// Tera's multi-line report as one line that starts with the
     /// template's file and line: `templates/home.html:1:55: Variable
     /// `nope` is not defined…`. An error in a copy of a built-in template
@@ -532,7 +522,7 @@ impl Place<'_> {
         } else if let Some(rest) = loc.strip_prefix(THEME_PREFIX) {
             format!("{}/templates/{rest}", self.theme_dir)
         } else {
-            match self.site_dir {
+            match &self.site_dir {
                 Some(d) => format!("{}/templates/{loc}", d.display()),
                 None => loc.to_string(),
             }
