@@ -467,13 +467,13 @@ impl<'s> Cache<'s> {
             let mut at = 0u64;
             for turns in state.turn_lists() {
                 let mut list = Vec::new();
-                spill.encoded(turns, |bytes, n| {
+                spill.encoded(turns, |bytes, n, hash| {
                     w.write_all(bytes)?;
                     list.push(Chunk {
                         offset: at,
                         bytes: u32::try_from(bytes.len()).map_err(std::io::Error::other)?,
                         turns: n,
-                        hash: hash_bytes(bytes),
+                        hash,
                     });
                     at += bytes.len() as u64;
                     Ok(())

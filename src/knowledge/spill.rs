@@ -64,6 +64,14 @@ impl Piece {
             Piece::Stored { turns, .. } => *turns as usize,
         }
     }
+
+    /// Its bytes in a file; 0 when held.
+    fn stored_bytes(&self) -> u64 {
+        match self {
+            Piece::Held(_) => 0,
+            Piece::Stored { bytes, .. } => u64::from(*bytes),
+        }
+    }
 }
 
 impl From<Vec<Turn>> for Turns {
@@ -92,10 +100,11 @@ pub struct Chunk {
 /// Encode `turns` in chunks of about 8 KB (the spill's and the
 /// cache's chunks are the same, so a page's identity does not depend on
 /// which file holds its turns), handing each to `put` with the number of
-/// turns it holds. On failure, how many turns were handed over, and why.
+/// turns it holds and its hash. On failure, how many turns were handed
+/// over, and why.
 fn encode_chunks(
     turns: &[Turn],
-    mut put: impl FnMut(&[u8], u32) -> std::io::Result<()>,
+    mut put: impl FnMut(&[u8], u32, u64) -> std::io::Result<()>,
 ) -> Result<(), (usize, std::io::Error)> {
     let mut buf = Vec::new();
     // The first turn in `buf`.
@@ -104,12 +113,41 @@ fn encode_chunks(
         stored::encode_into(turn, &mut buf).map_err(|e| (start, invalid(e)))?;
         if buf.len() >= CHUNK_BYTES || i + 1 == turns.len() {
             let n = u32::try_from(i + 1 - start).map_err(|e| (start, invalid(e)))?;
-            put(&buf, n).map_err(|e| (start, e))?;
+            put(&buf, n, crate::base::hash::hash_bytes(&buf)).map_err(|e| (start, e))?;
             buf.clear();
             start = i + 1;
         }
     }
     Ok(())
+}
+
+/// The most bytes of stored chunks [`Spill::encoded`] reads at once.
+const RUN_BYTES: u64 = 1 << 20;
+
+/// How many of `pieces`, from the first (stored in `shelf` at `start`),
+/// lie one after another in that file: read as one, up to [`RUN_BYTES`]
+/// (the first whatever its size).
+fn stored_run(pieces: &[Piece], shelf: u32, start: u64) -> usize {
+    let mut end = start;
+    let mut n = 0;
+    for piece in pieces {
+        match piece {
+            Piece::Stored {
+                shelf: s,
+                offset,
+                bytes,
+                ..
+            } if *s == shelf
+                && *offset == end
+                && (n == 0 || end - start + u64::from(*bytes) <= RUN_BYTES) =>
+            {
+                end += u64::from(*bytes);
+                n += 1;
+            }
+            _ => break,
+        }
+    }
+    n
 }
 
 /// True when `bytes`, read back from disk, are `c` as it was written.
@@ -184,13 +222,7 @@ impl Turns {
 
     /// Bytes the stored turns take encoded (held turns count nothing).
     pub fn stored_bytes(&self) -> u64 {
-        self.pieces
-            .iter()
-            .map(|p| match p {
-                Piece::Stored { bytes, .. } => u64::from(*bytes),
-                Piece::Held(_) => 0,
-            })
-            .sum()
+        self.pieces.iter().map(Piece::stored_bytes).sum()
     }
 
     /// Put `other`'s turns after these.
@@ -358,8 +390,8 @@ impl Spill {
     /// `held` as stored chunks, and what could not be written still held.
     fn stow_held(&self, file: &std::fs::File, mut held: Vec<Turn>) -> Vec<Piece> {
         let mut pieces = Vec::new();
-        let written = encode_chunks(&held, |buf, n| {
-            pieces.push(self.write(file, buf, n)?);
+        let written = encode_chunks(&held, |buf, n, hash| {
+            pieces.push(self.write(file, buf, n, hash)?);
             Ok(())
         });
         if let Err((done, e)) = written {
@@ -428,7 +460,13 @@ impl Spill {
             .clone()
     }
 
-    fn write(&self, file: &std::fs::File, buf: &[u8], turns: u32) -> std::io::Result<Piece> {
+    fn write(
+        &self,
+        file: &std::fs::File,
+        buf: &[u8],
+        turns: u32,
+        hash: u64,
+    ) -> std::io::Result<Piece> {
         let bytes = u32::try_from(buf.len()).map_err(invalid)?;
         let offset = self.append(file, buf)?;
         Ok(Piece::Stored {
@@ -436,7 +474,7 @@ impl Spill {
             offset,
             bytes,
             turns,
-            hash: crate::base::hash::hash_bytes(buf),
+            hash,
         })
     }
 
@@ -505,33 +543,47 @@ impl Spill {
     }
 
     /// Hand `put` each chunk of `turns` encoded, with the number of turns
-    /// it holds: stored chunks as they were written (checked), held turns
-    /// encoded as [`Spill::stow`] would.
+    /// it holds and its hash: stored chunks as they were written
+    /// (checked), held turns encoded as [`Spill::stow`] would. Stored
+    /// chunks that lie side by side are read together: a 1 GB session's
+    /// are ten thousand, nearly all in a row.
     pub fn encoded(
         &self,
         turns: &Turns,
-        mut put: impl FnMut(&[u8], u32) -> std::io::Result<()>,
+        mut put: impl FnMut(&[u8], u32, u64) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         let mut buf = Vec::new();
-        for piece in &turns.pieces {
-            match piece {
-                Piece::Held(held) => encode_chunks(held, &mut put).map_err(|(_, e)| e)?,
-                Piece::Stored {
-                    shelf,
-                    offset,
-                    bytes,
-                    turns,
-                    hash,
-                } => {
-                    buf.resize(*bytes as usize, 0);
-                    self.read_from(*shelf, &mut buf, *offset)
-                        .map_err(std::io::Error::other)?;
-                    if crate::base::hash::hash_bytes(&buf) != *hash {
-                        return Err(invalid("extracted turns changed on disk"));
-                    }
-                    put(&buf, *turns)?;
+        let mut pieces = turns.pieces.as_slice();
+        while let Some(first) = pieces.first() {
+            let (shelf, start) = match first {
+                Piece::Held(held) => {
+                    encode_chunks(held, &mut put).map_err(|(_, e)| e)?;
+                    pieces = &pieces[1..];
+                    continue;
                 }
+                Piece::Stored { shelf, offset, .. } => (*shelf, *offset),
+            };
+            let (run, rest) = pieces.split_at(stored_run(pieces, shelf, start));
+            let len = run.iter().map(|p| p.stored_bytes()).sum::<u64>();
+            buf.resize(usize::try_from(len).map_err(invalid)?, 0);
+            self.read_from(shelf, &mut buf, start)
+                .map_err(std::io::Error::other)?;
+            let mut at = 0;
+            for piece in run {
+                let Piece::Stored {
+                    bytes, turns, hash, ..
+                } = piece
+                else {
+                    continue;
+                };
+                let chunk = &buf[at..at + *bytes as usize];
+                if crate::base::hash::hash_bytes(chunk) != *hash {
+                    return Err(invalid("extracted turns changed on disk"));
+                }
+                put(chunk, *turns, *hash)?;
+                at += chunk.len();
             }
+            pieces = rest;
         }
         Ok(())
     }
@@ -771,6 +823,67 @@ mod tests {
             }
             proptest::prop_assert_eq!(by_piece, at.iter().map(|&i| all[i].clone()).collect::<Vec<_>>());
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// The chunks handed over hold every turn, in order, each with its
+        /// own hash, whether held, stored side by side (read together,
+        /// more than a run's bytes in all) or stored apart.
+        #[test]
+        fn encoded_chunks_hold_the_turns_in_order(
+            cuts in proptest::collection::btree_set(1usize..600, 0..8),
+            held in 0usize..600,
+            apart: bool,
+        ) {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let spill = Spill::in_dir(dir.path()).expect("spill");
+            let all: Vec<Turn> = (0..600).map(prompt).collect();
+            let mut turns = Turns::default();
+            let bounds: Vec<usize> = std::iter::once(held)
+                .chain(cuts.into_iter().filter(|&c| c > held))
+                .chain([600])
+                .collect();
+            for w in bounds.windows(2) {
+                let mut part = Turns::from(all[w[0]..w[1]].to_vec());
+                spill.stow(&mut part);
+                turns.append(part);
+                if apart {
+                    spill.stow(&mut Turns::from(vec![prompt(1)]));
+                }
+            }
+            turns.prepend(Turns::from(all[..held].to_vec()));
+            let mut back = Vec::new();
+            spill.encoded(&turns, |bytes, n, hash| {
+                assert_eq!(hash, crate::base::hash::hash_bytes(bytes));
+                let mut at = 0;
+                for _ in 0..n {
+                    let (t, used): (Turn, usize) = stored::decode_prefix(&bytes[at..]).expect("turn");
+                    back.push(t);
+                    at += used;
+                }
+                assert_eq!(at, bytes.len(), "a chunk holds its turns and nothing else");
+                Ok(())
+            }).expect("encoded");
+            proptest::prop_assert_eq!(back, all);
+        }
+    }
+
+    #[test]
+    fn stored_chunks_changed_on_disk_are_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let spill = Spill::in_dir(dir.path()).expect("spill");
+        let mut turns = Turns::from((0..50).map(prompt).collect::<Vec<_>>());
+        spill.stow(&mut turns);
+        let Some(Piece::Stored { offset, .. }) = turns.pieces.last() else {
+            panic!("stored: {:?}", turns.pieces);
+        };
+        let file = spill.file.as_ref().expect("file");
+        write_at(file, b"changed", *offset).expect("write");
+        let err = spill
+            .encoded(&turns, |_, _, _| Ok(()))
+            .expect_err("refused");
+        assert!(err.to_string().contains("changed on disk"), "{err}");
     }
 
     #[test]
