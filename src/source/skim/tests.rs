@@ -1,3 +1,4 @@
+use super::strings::{escaped_bytes, Block};
 use super::*;
 use crate::source::record::Record;
 use proptest::prelude::*;

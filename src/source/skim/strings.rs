@@ -1,0 +1,129 @@
+//! Crossing a JSON string 64 bytes at a time: compares give one bit a
+//! byte for quotes, backslashes, control characters and the letters of
+//! common escapes, and bit arithmetic finds which bytes the backslashes
+//! escape.
+//!
+//! The compares use 16-byte vectors, which every x86-64 and ARM64 CPU
+//! has. 32-byte AVX2 compares, chosen at run time, made the skim a third
+//! fewer instructions but a cold build 7 % more CPU time on an Intel Xeon
+//! (user time 2.16 → 2.32 s over five alternating runs on 1 GB), so they
+//! are not used.
+
+use super::Refused;
+use wide::u8x16;
+
+/// Past the string whose body starts at `at` (just after its opening
+/// quote): where it ends (just after its closing quote), and whether it
+/// holds an escape. Every escape is checked as serde_json checks it (a
+/// `\u` needs four hex digits), and a control character refuses the
+/// string.
+pub(super) fn end(bytes: &[u8], mut at: usize) -> Result<(usize, bool), Refused> {
+    // 1 when the block's first byte is escaped by the block before.
+    let mut carry = 0u64;
+    let mut escaped = false;
+    while at < bytes.len() {
+        let block = match bytes
+            .get(at..at + 64)
+            .and_then(|c| <&[u8; 64]>::try_from(c).ok())
+        {
+            Some(chunk) => Block::of(chunk),
+            None => {
+                // Bytes past the end read as spaces.
+                let mut padded = [b' '; 64];
+                let rest = &bytes[at.min(bytes.len())..];
+                padded[..rest.len()].copy_from_slice(rest);
+                Block::of(&padded)
+            }
+        };
+        let (followers, next_carry) = escaped_bytes(block.slashes, carry);
+        let quote = (block.quotes & !followers).trailing_zeros();
+        let before = match quote {
+            64 => u64::MAX,
+            q => (1 << q) - 1,
+        };
+        if block.controls & before != 0 {
+            return Err(Refused);
+        }
+        let followers = followers & before;
+        escaped |= block.slashes & before != 0;
+        // What follows a backslash: `"`, `\`, `n`, `t` and `r` are read
+        // in the masks; the rest (`/`, `b`, `f`, `\u` and four hex
+        // digits) byte by byte.
+        let mut odd = followers & !block.common_escapes;
+        while odd != 0 {
+            let i = at + odd.trailing_zeros() as usize;
+            match bytes.get(i) {
+                Some(b'/' | b'b' | b'f') => {}
+                Some(b'u') if bytes.get(i + 1..i + 5).is_some_and(all_hex) => {}
+                _ => return Err(Refused),
+            }
+            odd &= odd - 1;
+        }
+        if quote < 64 {
+            return Ok((at + quote as usize + 1, escaped));
+        }
+        carry = next_carry;
+        at += 64;
+    }
+    Err(Refused)
+}
+
+fn all_hex(digits: &[u8]) -> bool {
+    digits.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// Where 64 bytes of a string hold quotes, backslashes, control
+/// characters and the letters of common escapes, one bit a byte.
+pub(super) struct Block {
+    pub quotes: u64,
+    pub slashes: u64,
+    pub controls: u64,
+    /// `"`, `\\`, `n`, `t`, `r`: what nearly every escape is.
+    pub common_escapes: u64,
+}
+
+impl Block {
+    /// The masks of `chunk`.
+    pub(super) fn of(chunk: &[u8; 64]) -> Block {
+        let splat = u8x16::splat;
+        let mut block = Block {
+            quotes: 0,
+            slashes: 0,
+            controls: 0,
+            common_escapes: 0,
+        };
+        for (k, lane) in chunk.chunks_exact(16).enumerate() {
+            let v = u8x16::new(lane.try_into().unwrap_or([b' '; 16]));
+            let bits = |m: u8x16| u64::from(m.to_bitmask()) << (16 * k);
+            let quotes = v.simd_eq(splat(b'"'));
+            let slashes = v.simd_eq(splat(b'\\'));
+            let letters = v.simd_eq(splat(b'n')) | v.simd_eq(splat(b't')) | v.simd_eq(splat(b'r'));
+            block.quotes |= bits(quotes);
+            block.slashes |= bits(slashes);
+            block.controls |= bits(v.min(splat(0x1f)).simd_eq(v));
+            block.common_escapes |= bits(quotes | slashes | letters);
+        }
+        block
+    }
+}
+
+/// The bytes other than backslashes that a backslash escapes, in a block
+/// whose backslashes are `slashes` (`carry`: 1 when its first byte is
+/// escaped by the block before), and the carry for the next block.
+///
+/// In a run of backslashes each escapes the next, so the byte after the
+/// run is escaped when the run's length is odd. Adding 1 at a run's first
+/// bit carries through the run to the bit just past it; the run's length is
+/// odd when that bit's parity differs from the first's.
+pub(super) fn escaped_bytes(slashes: u64, carry: u64) -> (u64, u64) {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    // A first byte escaped is no backslash that escapes.
+    let first = carry & !slashes;
+    let slashes = slashes & !carry;
+    let starts = slashes & !(slashes << 1);
+    let past_even = slashes.wrapping_add(starts & EVEN) & !slashes;
+    let (sum, overflow) = slashes.overflowing_add(starts & !EVEN);
+    let past_odd = sum & !slashes;
+    let odd_runs_end = (past_even & !EVEN) | (past_odd & EVEN);
+    (odd_runs_end | first, u64::from(overflow))
+}
