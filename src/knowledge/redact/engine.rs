@@ -95,6 +95,55 @@ fn value_groups(re: &Regex) -> Vec<usize> {
         .collect()
 }
 
+/// The rules that do not depend on the owner: the table's, the engine's
+/// and the user's patterns (see [`Redactor`] for each field).
+struct Rules {
+    kinds: Vec<String>,
+    pem_begin: Regex,
+    tokens: Vec<TokenPass>,
+    auth_header: Regex,
+    assignment: [Regex; 2],
+    extras: Vec<Extra>,
+    pattern_keywords: aho_corasick::AhoCorasick,
+    keywords: Vec<(Box<[u8]>, usize)>,
+    trigger_rest: [Regex; 2],
+}
+
+impl Rules {
+    fn new(cfg: &RedactConfig) -> Result<Rules, PatternError> {
+        let mut kinds: Vec<String> = ENGINE_KINDS.iter().map(|s| s.to_string()).collect();
+        let pem_begin = build(
+            "private-key",
+            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
+        )?;
+        let tokens = token_passes(&mut kinds)?;
+        let auth_header = build(
+            "bearer",
+            &format!(
+                r#"(?-u:\b)(?:Bearer|bearer|BEARER)[ \t]+(?P<b>[A-Za-z0-9._~+/\-]{{16,}}=*)|(?:[Aa]uthorization|AUTHORIZATION){q}?[ \t]*[:=][ \t]*{q}?[ \t]*(?:Basic|basic|BASIC)[ \t]+(?P<a>[A-Za-z0-9+/]{{8,}}={{0,2}})|(?-u:\B)(?:-u|--user)[ \t]+['"]?[^\s:'"@/]+:(?P<c>[^\s'"]+)"#,
+                q = QUOTE
+            ),
+        )?;
+        let assignment = [
+            build("assignment", &assignment_source())?,
+            build("assignment", &flag_source())?,
+        ];
+        let (mut extras, pattern_keywords, keywords) = table_patterns(&mut kinds)?;
+        extras.extend(user_patterns(cfg, &mut kinds)?);
+        Ok(Rules {
+            kinds,
+            pem_begin,
+            tokens,
+            auth_header,
+            assignment,
+            extras,
+            pattern_keywords,
+            keywords,
+            trigger_rest: triggers()?,
+        })
+    }
+}
+
 impl Redactor {
     /// Check the user's own patterns (kind names, regex syntax) without
     /// compiling every built-in rule.
@@ -129,34 +178,20 @@ impl Redactor {
     }
 
     pub fn new(cfg: &RedactConfig) -> Result<Redactor, PatternError> {
-        let mut kinds: Vec<String> = ENGINE_KINDS.iter().map(|s| s.to_string()).collect();
-        let pem_begin = build(
-            "private-key",
-            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
-        )?;
-        let tokens = token_passes(&mut kinds)?;
-        let auth_header = build(
-            "bearer",
-            &format!(
-                r#"(?-u:\b)(?:Bearer|bearer|BEARER)[ \t]+(?P<b>[A-Za-z0-9._~+/\-]{{16,}}=*)|(?:[Aa]uthorization|AUTHORIZATION){q}?[ \t]*[:=][ \t]*{q}?[ \t]*(?:Basic|basic|BASIC)[ \t]+(?P<a>[A-Za-z0-9+/]{{8,}}={{0,2}})|(?-u:\B)(?:-u|--user)[ \t]+['"]?[^\s:'"@/]+:(?P<c>[^\s'"]+)"#,
-                q = QUOTE
-            ),
-        )?;
-        let assignment = [
-            build("assignment", &assignment_source())?,
-            build("assignment", &flag_source())?,
-        ];
-        let (mut extras, pattern_keywords, keywords) = table_patterns(&mut kinds)?;
-        extras.extend(user_patterns(cfg, &mut kinds)?);
-        let (people, people_literals) = super::people::People::new(cfg)?;
-        let trigger_rest = triggers()?;
-        let screen = super::screen::Screen::new(&trigger_sources(), &people_literals, &keywords);
+        // The owner's homes and names are half the work of compiling the
+        // rules, and a build waits for all of them before it reads a
+        // transcript: they are compiled beside the others.
+        let (people, rules) = rayon::join(|| super::people::People::new(cfg), || Rules::new(cfg));
+        let ((people, people_literals), rules) = (people?, rules?);
+        let screen =
+            super::screen::Screen::new(&trigger_sources(), &people_literals, &rules.keywords);
         let fingerprint = {
             use std::hash::{Hash, Hasher};
             let mut h = crate::base::hash::hasher();
             (TABLE.version, super::rules::SOURCE, cfg).hash(&mut h);
             h.finish()
         };
+        let kinds = rules.kinds;
         let markers = kinds.iter().map(|k| format!("[REDACTED:{k}]")).collect();
         let counts = kinds.iter().map(|_| AtomicU64::new(0)).collect();
         Ok(Redactor {
@@ -165,14 +200,14 @@ impl Redactor {
             kinds,
             markers,
             counts,
-            pem_begin,
-            trigger_rest,
-            tokens,
-            auth_header,
-            assignment,
-            extras,
-            pattern_keywords,
-            keywords,
+            pem_begin: rules.pem_begin,
+            trigger_rest: rules.trigger_rest,
+            tokens: rules.tokens,
+            auth_header: rules.auth_header,
+            assignment: rules.assignment,
+            extras: rules.extras,
+            pattern_keywords: rules.pattern_keywords,
+            keywords: rules.keywords,
             people,
             screen,
         })
