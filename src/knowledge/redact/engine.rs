@@ -182,7 +182,9 @@ impl Redactor {
         // rules, and a build waits for all of them before it reads a
         // transcript: they are compiled beside the others.
         let (people, rules) = rayon::join(|| super::people::People::new(cfg), || Rules::new(cfg));
-        let ((people, people_literals), rules) = (people?, rules?);
+        // The user's patterns' errors first, as before the two were joined.
+        let rules = rules?;
+        let (people, people_literals) = people?;
         let screen =
             super::screen::Screen::new(&trigger_sources(), &people_literals, &rules.keywords);
         let fingerprint = {
