@@ -22,19 +22,7 @@ pub(super) fn end(bytes: &[u8], mut at: usize) -> Result<(usize, bool), Refused>
     let mut carry = 0u64;
     let mut escaped = false;
     while at < bytes.len() {
-        let block = match bytes
-            .get(at..at + 64)
-            .and_then(|c| <&[u8; 64]>::try_from(c).ok())
-        {
-            Some(chunk) => Block::of(chunk),
-            None => {
-                // Bytes past the end read as spaces.
-                let mut padded = [b' '; 64];
-                let rest = &bytes[at.min(bytes.len())..];
-                padded[..rest.len()].copy_from_slice(rest);
-                Block::of(&padded)
-            }
-        };
+        let block = Block::at(bytes, at);
         let (followers, next_carry) = escaped_bytes(block.slashes, carry);
         let quote = (block.quotes & !followers).trailing_zeros();
         let before = match quote {
@@ -83,6 +71,23 @@ pub(super) struct Block {
 }
 
 impl Block {
+    /// The masks of the 64 bytes of `bytes` from `at` (bytes past the end
+    /// read as spaces).
+    fn at(bytes: &[u8], at: usize) -> Block {
+        match bytes
+            .get(at..at + 64)
+            .and_then(|c| <&[u8; 64]>::try_from(c).ok())
+        {
+            Some(chunk) => Block::of(chunk),
+            None => {
+                let mut padded = [b' '; 64];
+                let rest = &bytes[at.min(bytes.len())..];
+                padded[..rest.len()].copy_from_slice(rest);
+                Block::of(&padded)
+            }
+        }
+    }
+
     /// The masks of `chunk`.
     pub(super) fn of(chunk: &[u8; 64]) -> Block {
         let splat = u8x16::splat;
