@@ -177,11 +177,6 @@ impl Renderer {
             crate::output::theme::Origin::Local(d) => d.display().to_string(),
             crate::output::theme::Origin::Bundled => format!("themes/{}", theme.name),
         };
-        let mut tera = Tera::new();
-        tera.autoescape_on([".html", ".htm", ".xml"]);
-        tera.set_fallback_prefixes([THEME_PREFIX, BUILTIN_PREFIX])
-            .map_err(|e| Error::Template(describe(&e)))?;
-        tera.register_filter("markdown", markdown_filter);
         let (templates, static_files) = layers(opts, theme)?;
         let place = Place {
             site_dir: opts.site_dir.clone(),
@@ -189,6 +184,11 @@ impl Renderer {
             drifted: Drifted::of(&templates),
         };
         let tmpl_err = |e: tera::Error| Error::Template(place.one_line(&describe(&e)));
+        let mut tera = Tera::new();
+        tera.autoescape_on([".html", ".htm", ".xml"]);
+        tera.set_fallback_prefixes([THEME_PREFIX, BUILTIN_PREFIX])
+            .map_err(tmpl_err)?;
+        tera.register_filter("markdown", markdown_filter);
         tera.add_raw_templates(templates.clone())
             .map_err(tmpl_err)?;
         tera.global_context().insert("nav", NAV);
