@@ -754,6 +754,7 @@ fn sync_all(dir: &Path) -> Result<(), Error> {
 mod tests {
     use super::*;
 
+    use std::collections::HashMap;
     use std::fs;
 
     fn version(object: ObjectId, len: u64) -> Version {
@@ -900,6 +901,7 @@ mod tests {
             let mut text: String = (0..40_000).map(line).collect();
             let mut n = 40_000;
             let mut earlier: Vec<Version> = Vec::new();
+            let mut frames: HashMap<ObjectId, u32> = HashMap::new();
             for (what, count) in steps {
                 let before = text.clone();
                 match what {
@@ -928,8 +930,14 @@ mod tests {
                         && text.as_bytes().starts_with(&s.read_object(v.object).expect("read"));
                     proptest::prop_assert_eq!(w.prefixes.contains(&v.object), starts);
                 }
+                // Objects are named by their content: a file cut back to
+                // the very bytes of a version written before gets that
+                // version's object back, frames and all.
                 let last = earlier.last().cloned();
                 match last {
+                    _ if frames.contains_key(&w.object) => {
+                        proptest::prop_assert_eq!(added(&s, w.object), frames[&w.object]);
+                    }
                     Some(v)
                         if before.len() as u64 >= GROWN_MIN
                             && text.len() > before.len()
@@ -943,6 +951,7 @@ mod tests {
                 }
                 // As the archive keeps it: the versions a new one starts
                 // with are superseded.
+                frames.insert(w.object, added(&s, w.object));
                 earlier.retain(|v| !w.prefixes.contains(&v.object));
                 earlier.push(version(w.object, w.len));
             }
