@@ -176,6 +176,28 @@ proptest! {
         prop_assert_eq!(block.common_escapes, mask(&|b| b"\"\\ntr".contains(&b)));
     }
 
+    /// With AVX-512 (where the CPU has it), the blocks' masks and the
+    /// strings' ends are those of the 16-byte compares, at any place,
+    /// the last block read past the end of the bytes too.
+    #[test]
+    fn avx512_reads_as_the_16_byte_compares(
+        bytes in proptest::collection::vec(string_byte(), 0..200),
+        at in 0usize..200,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            let at = at.min(bytes.len());
+            // SAFETY: the CPU has AVX-512BW, as just checked.
+            let wide = unsafe { super::strings::Block::at_avx512(&bytes, at) };
+            prop_assert_eq!(wide, Block::at(&bytes, at));
+            // SAFETY: as above.
+            let end = unsafe { super::strings::end_avx512(&bytes, at) };
+            prop_assert_eq!(end, super::strings::end_with(&bytes, at, Block::at));
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (bytes, at);
+    }
+
     /// A string of any bytes, at any place in a line across block edges:
     /// where serde_json reads the line, the skim reads it the same.
     #[test]
