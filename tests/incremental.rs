@@ -362,6 +362,41 @@ fn a_corrupt_cache_is_noticed_and_rebuilt() {
     );
 }
 
+/// The cache's packs are not synced to disk: after a crash the index may
+/// point at bytes that never reached it (a pack cut short, or zeros).
+/// Those states and turns fail their hashes and the files are read again:
+/// a slower build, never a wrong page.
+#[test]
+fn packs_that_lost_their_bytes_are_read_again() {
+    let f = Fixture::new();
+    let dir = common::test_cache().join(ccwiki::base::dirs::site_key(&f.out));
+    let packs: Vec<PathBuf> = walkdir::WalkDir::new(&dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(walkdir::DirEntry::into_path)
+        .filter(|p| p.extension().is_some_and(|x| x == "pack"))
+        .collect();
+    assert!(!packs.is_empty(), "the cache keeps its states in packs");
+    for pack in &packs {
+        let mut bytes = fs::read(pack).unwrap();
+        let len = bytes.len();
+        bytes[len / 4..len / 2].fill(0);
+        bytes.truncate(len * 3 / 4);
+        fs::write(pack, &bytes).unwrap();
+    }
+    // A memory file written again: a build, with every transcript's
+    // entry in the index as it was.
+    let memory = walkdir::WalkDir::new(&f.src)
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .expect("a memory file")
+        .into_path();
+    fs::write(&memory, fs::read(&memory).unwrap()).unwrap();
+    let report = f.check("packs that lost their bytes");
+    assert!(report.cache.read > 0, "{:?}", report.cache);
+}
+
 #[test]
 fn a_rebuild_with_nothing_changed_still_notices_the_site_and_the_options() {
     let f = Fixture::new();

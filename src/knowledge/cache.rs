@@ -489,7 +489,7 @@ impl<'s> Cache<'s> {
     /// Hand this build's pack to the system, so that turns read back from
     /// it through the spill are there.
     pub fn flush(&self) {
-        self.packs.flush_buffer();
+        self.packs.flush();
     }
 
     /// Make room for the entries of `files` transcripts.
