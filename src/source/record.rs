@@ -554,8 +554,9 @@ fn json_string_prefix(json: &str, max: usize) -> Option<String> {
 /// From `at`, the end of the bytes that hold neither a quote nor a
 /// backslash and at most `room` characters (where a character starts, a
 /// quote, a backslash or the end), and how many characters they hold.
-/// Sixteen bytes at a time: tool output holds an escape every 20 bytes or
-/// so, and a search and a count for each run cost more than the copy.
+/// Sixteen bytes at a time, to the first quote or backslash of a block:
+/// tool output holds an escape every 20 bytes or so, and a search and a
+/// count for each run cost more than the copy.
 fn plain_run(bytes: &[u8], at: usize, room: usize) -> (usize, usize) {
     use wide::u8x16;
     let (mut i, mut n) = (at, 0);
@@ -566,12 +567,18 @@ fn plain_run(bytes: &[u8], at: usize, room: usize) -> (usize, usize) {
         let v = u8x16::new(block);
         let special = v.simd_eq(u8x16::splat(b'"')) | v.simd_eq(u8x16::splat(b'\\'));
         let continuing = (v & u8x16::splat(0xc0)).simd_eq(u8x16::splat(0x80));
-        let chars = 16 - continuing.to_bitmask().count_ones() as usize;
-        if special.to_bitmask() != 0 || n + chars > room {
+        // The bytes before the first quote or backslash (all 16 without).
+        let plain = (special.to_bitmask() | 1 << 16).trailing_zeros() as usize;
+        let before = (1u32 << plain) - 1;
+        let chars = plain - (continuing.to_bitmask() & before).count_ones() as usize;
+        if n + chars > room {
             break;
         }
         n += chars;
-        i += 16;
+        i += plain;
+        if plain < 16 {
+            return (i, n);
+        }
     }
     while let Some(&b) = bytes.get(i) {
         if b == b'"' || b == b'\\' {
