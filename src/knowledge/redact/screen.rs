@@ -9,7 +9,8 @@
 //! path in runs only the rules that can touch it. Long texts (tool output
 //! up to the redactor's window, 1–4 KB: three quarters of the bytes) are
 //! screened too: the union of the literals is a slower search (about
-//! 600 MB/s, no SIMD prefilter) than each rule's own, but on real output
+//! 1.8 GB/s walked in four pieces, 650 MB/s in one; no SIMD prefilter)
+//! than each rule's own, but on real output
 //! the rules' literals are everywhere (paths under the home, `api`,
 //! `token`), so their prefilters stop all the time, and the screen lets
 //! most rules skip the text: 6 % less redaction time on 1 GB of
@@ -59,7 +60,8 @@ pub(super) struct Screen {
 }
 
 /// The shortest piece a text is cut into to be walked beside others
-/// (measured: two pieces pay from about 96 bytes, four from 160).
+/// (measured on tool output: two pieces pay from about 80 bytes, four
+/// from 160).
 const MIN_PIECE: usize = 40;
 
 impl Screen {
