@@ -31,8 +31,10 @@ const MAX_LINE: usize = 2_000;
 #[derive(Debug)]
 pub struct Syntax {
     spec: &'static Spec,
-    /// Words that have a colour by themselves, sorted.
-    words: Vec<(&'static str, Colour)>,
+    /// Words that have a colour by themselves (looked up for every word
+    /// of every line coloured: a hash and one compare, where a binary
+    /// search compared seven or eight times).
+    words: rustc_hash::FxHashMap<&'static str, Colour>,
     names: Vec<&'static str>,
     definers: Vec<&'static str>,
     string_prefixes: Vec<&'static str>,
@@ -40,18 +42,19 @@ pub struct Syntax {
 
 impl Syntax {
     fn new(spec: &'static Spec) -> Syntax {
-        let mut words: Vec<(&'static str, Colour)> = [
+        let mut words = rustc_hash::FxHashMap::default();
+        let lists = [
             (spec.keywords, Colour::Keyword),
             (spec.storage, Colour::Storage),
             (spec.constants, Colour::Constant),
             (spec.support, Colour::Support),
-        ]
-        .into_iter()
-        .flat_map(|(list, colour)| list.split_whitespace().map(move |w| (w, colour)))
-        .collect();
-        // A word in two lists takes the colour of the first.
-        words.sort_by_key(|(w, _)| *w);
-        words.dedup_by_key(|(w, _)| *w);
+        ];
+        for (list, colour) in lists {
+            for word in list.split_whitespace() {
+                // A word in two lists takes the colour of the first.
+                words.entry(word).or_insert(colour);
+            }
+        }
         Syntax {
             spec,
             words,
@@ -68,12 +71,7 @@ impl Syntax {
 
     /// The colour a word has by itself, None for a plain word.
     fn word(&self, word: &str) -> Option<Colour> {
-        let find = |w: &str| {
-            self.words
-                .binary_search_by_key(&w, |(k, _)| k)
-                .ok()
-                .map(|i| self.words[i].1)
-        };
+        let find = |w: &str| self.words.get(w).copied();
         if !self.spec.ignore_case {
             return find(word);
         }
