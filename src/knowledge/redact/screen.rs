@@ -165,10 +165,11 @@ impl Screen {
                 open(dfa.match_pattern(sid, i).as_usize());
             }
         };
+        let heads: [&[u8]; N] = std::array::from_fn(|k| &bytes[starts[k]..][..piece]);
         let mut states = [self.start; N];
         for i in 0..piece {
-            for k in 0..N {
-                states[k] = dfa.next_state(Anchored::No, states[k], bytes[starts[k] + i]);
+            for (state, head) in states.iter_mut().zip(heads) {
+                *state = dfa.next_state(Anchored::No, *state, head[i]);
             }
             if states.iter().any(|&sid| dfa.is_special(sid)) {
                 for &sid in &states {
