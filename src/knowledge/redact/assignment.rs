@@ -33,7 +33,7 @@ impl Redactor {
     }
 
     fn assignment_pass(&self, flag: bool, text: &str, st: &mut State) -> Option<String> {
-        let re = &self.assignment[flag as usize];
+        let re = &self.rules.assignment[flag as usize];
         let bytes = text.as_bytes();
         let (mut locs, mut pos) = slots_if_match(re, text)?;
         let mut rw = Rewriter::new(text, st);

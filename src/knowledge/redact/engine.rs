@@ -3,7 +3,7 @@
 
 use super::assignment::{is_placeholder, KEYS, QUOTE};
 use super::rules::{Check, TABLE};
-use super::{Extra, PatternError, RedactConfig, Redactor, Tally, TokenPass};
+use super::{Extra, PatternError, RedactConfig, Redactor, Rules, Tally, TokenPass};
 use memchr::memmem;
 use regex::Regex;
 use std::borrow::Cow;
@@ -95,20 +95,6 @@ fn value_groups(re: &Regex) -> Vec<usize> {
         .collect()
 }
 
-/// The rules that do not depend on the owner: the table's, the engine's
-/// and the user's patterns (see [`Redactor`] for each field).
-struct Rules {
-    kinds: Vec<String>,
-    pem_begin: Regex,
-    tokens: Vec<TokenPass>,
-    auth_header: Regex,
-    assignment: [Regex; 2],
-    extras: Vec<Extra>,
-    pattern_keywords: aho_corasick::AhoCorasick,
-    keywords: Vec<(Box<[u8]>, usize)>,
-    trigger_rest: [Regex; 2],
-}
-
 impl Rules {
     fn new(cfg: &RedactConfig) -> Result<Rules, PatternError> {
         let mut kinds: Vec<String> = ENGINE_KINDS.iter().map(|s| s.to_string()).collect();
@@ -193,23 +179,18 @@ impl Redactor {
             (TABLE.version, super::rules::SOURCE, cfg).hash(&mut h);
             h.finish()
         };
-        let kinds = rules.kinds;
-        let markers = kinds.iter().map(|k| format!("[REDACTED:{k}]")).collect();
-        let counts = kinds.iter().map(|_| AtomicU64::new(0)).collect();
+        let markers = rules
+            .kinds
+            .iter()
+            .map(|k| format!("[REDACTED:{k}]"))
+            .collect();
+        let counts = rules.kinds.iter().map(|_| AtomicU64::new(0)).collect();
         Ok(Redactor {
             enabled: true,
             fingerprint,
-            kinds,
             markers,
             counts,
-            pem_begin: rules.pem_begin,
-            trigger_rest: rules.trigger_rest,
-            tokens: rules.tokens,
-            auth_header: rules.auth_header,
-            assignment: rules.assignment,
-            extras: rules.extras,
-            pattern_keywords: rules.pattern_keywords,
-            keywords: rules.keywords,
+            rules,
             people,
             screen,
         })
@@ -279,13 +260,13 @@ impl Redactor {
                 if needs.rest == 0 && !needs.url && !needs.people && !patterns.contains(&true) {
                     return Cow::Borrowed(text);
                 }
-                let mut triggers = self.trigger_rest.iter().enumerate();
+                let mut triggers = self.rules.trigger_rest.iter().enumerate();
                 let rest = triggers.any(|(i, t)| needs.rest & (1 << i) != 0 && t.is_match(text));
                 (needs.url, rest, needs.people, patterns)
             }
             _ => {
                 let url = !use_trigger || SCHEME_END.find(text.as_bytes()).is_some();
-                let rest = !use_trigger || self.trigger_rest.iter().any(|t| t.is_match(text));
+                let rest = !use_trigger || self.rules.trigger_rest.iter().any(|t| t.is_match(text));
                 (url, rest, true, self.patterns_for(text, use_trigger))
             }
         };
@@ -333,13 +314,17 @@ impl Redactor {
     /// one of their keywords is there.
     pub(super) fn patterns_for(&self, text: &str, use_trigger: bool) -> Vec<bool> {
         if !use_trigger {
-            return vec![true; self.extras.len()];
+            return vec![true; self.rules.extras.len()];
         }
         let mut run = self.user_patterns();
         // Lower-cased a window at a time (with room for a keyword
         // that starts in it to end), so the copy stays small.
         let bytes = text.as_bytes();
-        let overlap = self.pattern_keywords.max_pattern_len().saturating_sub(1);
+        let overlap = self
+            .rules
+            .pattern_keywords
+            .max_pattern_len()
+            .saturating_sub(1);
         let mut lower = LOWER_CASED.take();
         for from in (0..bytes.len()).step_by(KEYWORD_WINDOW) {
             lower.clear();
@@ -353,11 +338,11 @@ impl Redactor {
             let mut at = 0;
             let find = |at| {
                 let input = aho_corasick::Input::new(&lower).range(at..);
-                self.pattern_keywords.find(input)
+                self.rules.pattern_keywords.find(input)
             };
             while let Some(m) = find(at) {
                 let here = &lower[m.start()..];
-                for (keyword, p) in &self.keywords {
+                for (keyword, p) in &self.rules.keywords {
                     if here.starts_with(keyword) {
                         run[*p] = true;
                     }
@@ -372,13 +357,14 @@ impl Redactor {
     /// Which extras run on a text with none of the table's keywords: the
     /// user's.
     fn user_patterns(&self) -> Vec<bool> {
-        self.extras.iter().map(|e| !e.from_table).collect()
+        self.rules.extras.iter().map(|e| !e.from_table).collect()
     }
 
     /// Counts of replacements so far, by kind (includes "home" and "username"), sorted by kind.
     /// Kinds with no replacement yet are left out.
     pub fn counts(&self) -> BTreeMap<String, u64> {
-        self.kinds
+        self.rules
+            .kinds
             .iter()
             .zip(&self.counts)
             .map(|(k, c)| (k.clone(), c.load(Ordering::Relaxed)))
@@ -387,8 +373,8 @@ impl Redactor {
     }
 
     pub(super) fn bump(&self, st: &mut State, kind: usize) {
-        if st.counts.len() < self.kinds.len() {
-            st.counts.resize(self.kinds.len(), 0);
+        if st.counts.len() < self.rules.kinds.len() {
+            st.counts.resize(self.rules.kinds.len(), 0);
         }
         st.counts[kind] += 1;
     }
@@ -398,7 +384,7 @@ impl Redactor {
         memmem::find(bytes, b"PRIVATE KEY")?;
         let mut rw = Rewriter::new(text, st);
         let mut pos = 0;
-        while let Some(m) = self.pem_begin.find_at(text, pos) {
+        while let Some(m) = self.rules.pem_begin.find_at(text, pos) {
             let end = pem_block_end(bytes, m.end());
             match end {
                 Some(end) if !st.overlaps_marker(m.start(), end) => {
@@ -420,7 +406,7 @@ impl Redactor {
         from_table: bool,
     ) -> Option<String> {
         let mut cur: Option<String> = None;
-        let chosen = self.extras.iter().zip(run);
+        let chosen = self.rules.extras.iter().zip(run);
         for (ex, _) in chosen.filter(|(e, r)| **r && e.from_table == from_table) {
             let src: &str = cur.as_deref().unwrap_or(text);
             let Some((mut locs, mut pos)) = slots_if_match(&ex.re, src) else {
@@ -469,7 +455,7 @@ impl Redactor {
 
     fn stage_tokens(&self, text: &str, st: &mut State, screen: bool) -> Option<String> {
         let mut cur: Option<String> = None;
-        for pass in &self.tokens {
+        for pass in &self.rules.tokens {
             let src: &str = cur.as_deref().unwrap_or(text);
             if screen && !pass.screens.iter().any(|s| s.is_match(src)) {
                 continue;
@@ -562,9 +548,13 @@ impl Redactor {
     }
 
     fn stage_auth_header(&self, text: &str, st: &mut State) -> Option<String> {
-        let (mut locs, mut pos) = slots_if_match(&self.auth_header, text)?;
+        let (mut locs, mut pos) = slots_if_match(&self.rules.auth_header, text)?;
         let mut rw = Rewriter::new(text, st);
-        while let Some(m) = self.auth_header.captures_read_at(&mut locs, text, pos) {
+        while let Some(m) = self
+            .rules
+            .auth_header
+            .captures_read_at(&mut locs, text, pos)
+        {
             pos = m.end();
             let (kind, (s, e)) = if let Some(r) = locs.get(1) {
                 (K_BEARER, r)

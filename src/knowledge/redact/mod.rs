@@ -87,9 +87,21 @@ pub struct Redactor {
     enabled: bool,
     /// What identifies these rules, for caches of redacted text.
     fingerprint: u64,
-    kinds: Vec<String>,
     markers: Vec<String>,
     counts: Vec<AtomicU64>,
+    rules: Rules,
+    /// Home directories and user names, see `people.rs`.
+    people: people::People,
+    /// What a text needs, in one search (see `screen.rs`); None if a rule
+    /// had no literal to screen with.
+    screen: Option<screen::Screen>,
+}
+
+/// The rules that do not depend on the owner: the table's, the engine's
+/// and the user's patterns (compiled beside the owner's, see
+/// `Redactor::new`).
+struct Rules {
+    kinds: Vec<String>,
     pem_begin: Regex,
     /// The check, after the screen found one of their literals, for the
     /// private-key, token, auth-header and assignment rules: they run only
@@ -115,11 +127,6 @@ pub struct Redactor {
     /// Each keyword of `pattern_keywords` (lower-cased), and its pattern's
     /// index into `extras`.
     keywords: Vec<(Box<[u8]>, usize)>,
-    /// Home directories and user names, see `people.rs`.
-    people: people::People,
-    /// What a text needs, in one search (see `screen.rs`); None if a rule
-    /// had no literal to screen with.
-    screen: Option<screen::Screen>,
 }
 
 struct TokenPass {

@@ -180,7 +180,7 @@ impl Tally {
         let mut out = BTreeMap::new();
         for (k, n) in self.0.iter().enumerate() {
             if *n > 0 {
-                if let Some(name) = r.kinds.get(k) {
+                if let Some(name) = r.rules.kinds.get(k) {
                     *out.entry(name.clone()).or_insert(0) += n;
                 }
             }
