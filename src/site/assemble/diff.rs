@@ -4,7 +4,6 @@
 use crate::knowledge::model::Edit;
 use crate::site::highlight::Syntax;
 use rustc_hash::FxHashMap;
-use serde::Serialize;
 use similar::{Algorithm, ChangeTag, DiffTag, DiffableStr, TextDiff};
 
 /// The largest edit (both sides) whose lines are coloured.
@@ -16,29 +15,22 @@ const COLOURED_EDIT: usize = 600;
 /// was the costliest part of a diff.
 const MARKED_LINES: usize = 12;
 
-/// One line of a diff.
-#[derive(Debug, Serialize, PartialEq, Eq)]
-pub struct DiffLine {
-    /// `del`, `ins`, `same`, or `gap` between two edits.
-    pub kind: &'static str,
-    /// The line as escaped HTML, without its line end: the words that
-    /// changed in `<mark>`, or, on a line without marks, coloured when
-    /// the file's language is known (marks and colours are not shown
-    /// together). Made here rather than in the template: a diff's lines
-    /// as Tera values (a map, an array and a map a run) were most of a
-    /// page's values, and making, walking and dropping them a sixteenth
-    /// of a cold build.
-    pub html: String,
-}
-
 /// The bytes of `edits`, both sides.
 pub(super) fn edit_bytes(edits: &[Edit]) -> usize {
     edits.iter().map(|e| e.old.len() + e.new.len()).sum()
 }
 
-/// The lines of every edit of the file at `path`, in order, a `gap` line
-/// between two; lines coloured by the file's language when it is known.
-pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
+/// Every edit of the file at `path` as a diff in HTML, edits in order with
+/// a `gap` line between two. Each line is a `<span>` whose class is its
+/// kind (`del`, `ins`, `same` or `gap`) around the line as escaped HTML
+/// without its line end: the words that changed in `<mark>`, or, on a
+/// line without marks, coloured when the file's language is known (marks
+/// and colours are not shown together).
+///
+/// One string, not a list of lines: a diff's lines as Tera values (a map
+/// and a string a line, built, walked by the template and dropped) were
+/// a twentieth of a cold build's CPU time.
+pub fn diff(path: &str, edits: &[Edit]) -> String {
     // Only small edits (the common case) are coloured, never whole files
     // written: colour is cheap to make but doubles a line's bytes, and
     // colouring every edit of a gigabyte of sessions made its site a
@@ -46,13 +38,10 @@ pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
     let syntax = (edit_bytes(edits) <= COLOURED_EDIT)
         .then(|| crate::site::highlight::for_path(path))
         .flatten();
-    let mut out = Vec::new();
+    let mut out = String::new();
     for (i, e) in edits.iter().enumerate() {
         if i > 0 {
-            out.push(DiffLine {
-                kind: "gap",
-                html: String::new(),
-            });
+            out.push_str("<span class=\"gap\"></span>");
         }
         let d = TextDiff::from_lines(e.old.as_str(), e.new.as_str());
         for op in d.ops() {
@@ -64,13 +53,13 @@ pub fn diff(path: &str, edits: &[Edit]) -> Vec<DiffLine> {
                     let tagged = (old.into_iter().map(|v| (ChangeTag::Delete, v)))
                         .chain(new.into_iter().map(|v| (ChangeTag::Insert, v)));
                     for (tag, values) in tagged {
-                        out.push(line(tag, values, syntax));
+                        line(&mut out, tag, values, syntax);
                     }
                     continue;
                 }
             }
             for change in d.iter_changes(op) {
-                out.push(line(change.tag(), [(false, change.value())], syntax));
+                line(&mut out, change.tag(), [(false, change.value())], syntax);
             }
         }
     }
@@ -237,15 +226,16 @@ fn runs<'s>(out: &mut Vec<Runs<'s>>, lines: &[&'s str], tokens: &[Token], change
     }
 }
 
-/// One line of a diff from its runs of text, marked or not: line ends
-/// dropped, runs alike joined, a line wholly changed not marked (it
-/// needs no marks), and a line without marks coloured when `syntax` is
-/// known.
+/// One line of a diff from its runs of text, marked or not, added to
+/// `out`: line ends dropped, runs alike joined, a line wholly changed not
+/// marked (it needs no marks), and a line without marks coloured when
+/// `syntax` is known.
 fn line<'s>(
+    out: &mut String,
     tag: ChangeTag,
     values: impl IntoIterator<Item = (bool, &'s str)>,
     syntax: Option<&Syntax>,
-) -> DiffLine {
+) {
     let kind = match tag {
         ChangeTag::Delete => "del",
         ChangeTag::Insert => "ins",
@@ -265,23 +255,27 @@ fn line<'s>(
         },
         _ => None,
     };
-    let html = coloured.unwrap_or_else(|| {
-        let mut html = String::with_capacity(runs.iter().map(|r| r.1.len() + 16).sum());
-        let mut open = false;
-        for (mark, text) in runs {
-            let mark = mark && marked;
-            if mark != open {
-                html.push_str(if mark { "<mark>" } else { "</mark>" });
-                open = mark;
+    out.push_str("<span class=\"");
+    out.push_str(kind);
+    out.push_str("\">");
+    match coloured {
+        Some(html) => out.push_str(&html),
+        None => {
+            let mut open = false;
+            for (mark, text) in runs {
+                let mark = mark && marked;
+                if mark != open {
+                    out.push_str(if mark { "<mark>" } else { "</mark>" });
+                    open = mark;
+                }
+                pulldown_cmark_escape::escape_html(&mut *out, text).ok();
             }
-            pulldown_cmark_escape::escape_html(&mut html, text).ok();
+            if open {
+                out.push_str("</mark>");
+            }
         }
-        if open {
-            html.push_str("</mark>");
-        }
-        html
-    });
-    DiffLine { kind, html }
+    }
+    out.push_str("</span>");
 }
 
 #[cfg(test)]
@@ -296,17 +290,43 @@ mod tests {
         }
     }
 
+    /// A diff's lines read back from its HTML: each one's kind and the
+    /// HTML inside its span (colours nest spans in it).
+    fn lines(html: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut rest = html;
+        while !rest.is_empty() {
+            let body = rest.strip_prefix("<span class=\"").expect("a line opens");
+            let (kind, body) = body.split_once("\">").expect("its class ends");
+            let (mut depth, mut at) = (1, 0);
+            loop {
+                let close = at + body[at..].find("</span>").expect("the span closes");
+                match body[at..close].find("<span") {
+                    Some(open) => (depth, at) = (depth + 1, at + open + 5),
+                    None if depth == 1 => {
+                        at = close;
+                        break;
+                    }
+                    None => (depth, at) = (depth - 1, close + 7),
+                }
+            }
+            out.push((kind.to_string(), body[..at].to_string()));
+            rest = &body[at + "</span>".len()..];
+        }
+        out
+    }
+
     /// Each line as its kind and text, marked words in brackets.
-    fn shown(lines: &[DiffLine]) -> Vec<String> {
-        lines
+    fn shown(html: &str) -> Vec<String> {
+        lines(html)
             .iter()
-            .map(|l| {
-                let text = (l.html.replace("<mark>", "[").replace("</mark>", "]"))
+            .map(|(kind, html)| {
+                let text = (html.replace("<mark>", "[").replace("</mark>", "]"))
                     .replace("&lt;", "<")
                     .replace("&gt;", ">")
                     .replace("&quot;", "\"")
                     .replace("&amp;", "&");
-                format!("{} {text}", l.kind)
+                format!("{kind} {text}")
             })
             .collect()
     }
@@ -315,12 +335,13 @@ mod tests {
     fn a_rewritten_block_shows_its_lines_without_word_marks() {
         let old: String = (0..20).map(|i| format!("let a{i} = {i};\n")).collect();
         let new: String = (0..20).map(|i| format!("let b{i} = {i};\n")).collect();
-        let lines = diff("x.txt", &[edit(&old, &new)]);
-        assert_eq!(lines.iter().filter(|l| l.kind == "del").count(), 20);
-        assert_eq!(lines.iter().filter(|l| l.kind == "ins").count(), 20);
-        assert!(lines.iter().all(|l| !l.html.contains("<mark>")));
-        assert!(shown(&lines).contains(&"del let a3 = 3;".to_string()));
-        assert!(shown(&lines).contains(&"ins let b19 = 19;".to_string()));
+        let html = diff("x.txt", &[edit(&old, &new)]);
+        let lines = lines(&html);
+        assert_eq!(lines.iter().filter(|l| l.0 == "del").count(), 20);
+        assert_eq!(lines.iter().filter(|l| l.0 == "ins").count(), 20);
+        assert!(!html.contains("<mark>"));
+        assert!(shown(&html).contains(&"del let a3 = 3;".to_string()));
+        assert!(shown(&html).contains(&"ins let b19 = 19;".to_string()));
     }
 
     proptest::proptest! {
@@ -426,22 +447,25 @@ mod tests {
 
     #[test]
     fn lines_of_a_known_language_are_coloured_unless_their_words_are_marked() {
-        let lines = diff(
+        let lines = lines(&diff(
             "src/a.rs",
             &[edit("let a = 1;\nfn f() {}\n", "let a = 2;\nfn f() {}\n")],
+        ));
+        let f = lines.iter().find(|l| l.0 == "same").expect("same line");
+        assert!(f.1.contains("hl-"), "{f:?}");
+        let changed = lines.iter().find(|l| l.0 == "del").expect("del line");
+        assert!(changed.1.contains("<mark>") && !changed.1.contains("hl-"));
+        assert_eq!(
+            diff("a.txt", &[edit("", "x\n")]),
+            "<span class=\"ins\">x</span>"
         );
-        let f = lines.iter().find(|l| l.kind == "same").expect("same line");
-        assert!(f.html.contains("hl-"), "{f:?}");
-        let changed = lines.iter().find(|l| l.kind == "del").expect("del line");
-        assert!(changed.html.contains("<mark>") && !changed.html.contains("hl-"));
-        assert_eq!(diff("a.txt", &[edit("", "x\n")])[0].html, "x");
     }
 
     #[test]
     fn lines_are_escaped_and_their_marks_closed() {
-        let lines = diff("a.txt", &[edit("<a> & b\n", "<a> & \"c\"\n")]);
+        let lines = lines(&diff("a.txt", &[edit("<a> & b\n", "<a> & \"c\"\n")]));
         assert_eq!(
-            lines.iter().map(|l| l.html.as_str()).collect::<Vec<_>>(),
+            lines.iter().map(|l| l.1.as_str()).collect::<Vec<_>>(),
             [
                 "&lt;a&gt; &amp; <mark>b</mark>",
                 "&lt;a&gt; &amp; <mark>&quot;c&quot;</mark>"

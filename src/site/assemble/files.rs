@@ -215,7 +215,7 @@ impl LoadedFile<'_> {
                     },
                     diff: match shown {
                         true => super::diff::diff(&p.path, &call.edits),
-                        false => Vec::new(),
+                        false => String::new(),
                     },
                     elided: !shown,
                 })
