@@ -39,7 +39,10 @@ const CHUNK_BYTES: usize = 8 << 10;
 /// [`Spill`] and read back with [`Spill::load`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Turns {
-    pieces: Vec<Piece>,
+    /// Each piece with the index just past its last turn: the piece that
+    /// holds a turn is found by halves (a 1 GB session has ten thousand
+    /// pieces, and its file pages look up thousands of turns).
+    pieces: Vec<(usize, Piece)>,
     len: usize,
 }
 
@@ -80,7 +83,7 @@ impl From<Vec<Turn>> for Turns {
         let pieces = if turns.is_empty() {
             Vec::new()
         } else {
-            vec![Piece::Held(turns)]
+            vec![(len, Piece::Held(turns))]
         };
         Turns { pieces, len }
     }
@@ -127,10 +130,10 @@ const RUN_BYTES: u64 = 1 << 20;
 /// How many of `pieces`, from the first (stored in `shelf` at `start`),
 /// lie one after another in that file: read as one, up to [`RUN_BYTES`]
 /// (the first whatever its size).
-fn stored_run(pieces: &[Piece], shelf: u32, start: u64) -> usize {
+fn stored_run(pieces: &[(usize, Piece)], shelf: u32, start: u64) -> usize {
     let mut end = start;
     let mut n = 0;
-    for piece in pieces {
+    for (_, piece) in pieces {
         match piece {
             Piece::Stored {
                 shelf: s,
@@ -163,17 +166,21 @@ pub struct Shelf(u32);
 impl Turns {
     /// The turns of `chunks`, whose area starts at `base` in `shelf`.
     pub fn shelved(shelf: Shelf, base: u64, chunks: &[Chunk]) -> Turns {
-        let pieces: Vec<Piece> = chunks
+        let mut len = 0;
+        let pieces = chunks
             .iter()
-            .map(|c| Piece::Stored {
-                shelf: shelf.0,
-                offset: base + c.offset,
-                bytes: c.bytes,
-                turns: c.turns,
-                hash: c.hash,
+            .map(|c| {
+                len += c.turns as usize;
+                let piece = Piece::Stored {
+                    shelf: shelf.0,
+                    offset: base + c.offset,
+                    bytes: c.bytes,
+                    turns: c.turns,
+                    hash: c.hash,
+                };
+                (len, piece)
             })
             .collect();
-        let len = chunks.iter().map(|c| c.turns as usize).sum();
         Turns { pieces, len }
     }
 
@@ -186,13 +193,18 @@ impl Turns {
     /// piece are read back together: [`Spill::load_at`] decodes a stored
     /// piece once for all the turns asked of it).
     pub fn piece_ends(&self) -> Vec<usize> {
-        let mut end = 0;
-        (self.pieces.iter())
-            .map(|p| {
-                end += p.len();
-                end
-            })
-            .collect()
+        self.pieces.iter().map(|(end, _)| *end).collect()
+    }
+
+    /// The index of the piece that holds turn `i` (the number of pieces
+    /// when there is none), and the index of that piece's first turn.
+    fn piece_of(&self, i: usize) -> (usize, usize) {
+        let k = self.pieces.partition_point(|(end, _)| *end <= i);
+        let start = match k.checked_sub(1) {
+            Some(before) => self.pieces[before].0,
+            None => 0,
+        };
+        (k, start)
     }
 
     /// Hash into `h` what identifies the turns at `range`: two lists whose
@@ -201,12 +213,12 @@ impl Turns {
     pub fn identity(&self, range: Range<usize>, h: &mut impl std::hash::Hasher) -> bool {
         use std::hash::Hash;
         (range.start, range.end).hash(h);
-        let mut start = 0;
-        for piece in &self.pieces {
-            let here = start..start + piece.len();
+        let (first, mut start) = self.piece_of(range.start);
+        for (end, piece) in &self.pieces[first..] {
+            let here = start..*end;
             start = here.end;
-            if here.end <= range.start || here.start >= range.end {
-                continue;
+            if here.start >= range.end {
+                break;
             }
             match piece {
                 Piece::Held(_) => return false,
@@ -222,18 +234,19 @@ impl Turns {
 
     /// Bytes the stored turns take encoded (held turns count nothing).
     pub fn stored_bytes(&self) -> u64 {
-        self.pieces.iter().map(Piece::stored_bytes).sum()
+        self.pieces.iter().map(|(_, p)| p.stored_bytes()).sum()
     }
 
     /// Put `other`'s turns after these.
     pub fn append(&mut self, other: Turns) {
+        let before = self.len;
         self.len += other.len;
         if self.pieces.is_empty() {
             // Most sessions have one part: its list as it is, not copied
             // into room for four.
             self.pieces = other.pieces;
         } else {
-            self.pieces.extend(other.pieces);
+            (self.pieces).extend(other.pieces.into_iter().map(|(end, p)| (before + end, p)));
         }
     }
 
@@ -247,23 +260,18 @@ impl Turns {
     pub fn push(&mut self, turn: Turn) {
         self.len += 1;
         match self.pieces.last_mut() {
-            Some(Piece::Held(held)) => held.push(turn),
-            _ => self.pieces.push(Piece::Held(vec![turn])),
+            Some((end, Piece::Held(held))) => {
+                held.push(turn);
+                *end = self.len;
+            }
+            _ => self.pieces.push((self.len, Piece::Held(vec![turn]))),
         }
     }
 
     /// The piece that holds turn `i`, and where `i` is in it.
     fn locate(&self, i: usize) -> Option<(usize, usize)> {
-        // From the end: what changes is nearly always among the last turns.
-        let mut end = self.len;
-        for (k, piece) in self.pieces.iter().enumerate().rev() {
-            let start = end - piece.len();
-            if i >= start && i < end {
-                return Some((k, i - start));
-            }
-            end = start;
-        }
-        None
+        let (k, start) = self.piece_of(i);
+        (k < self.pieces.len()).then_some((k, i - start))
     }
 
     /// Turn `i`, to change: a stored chunk that holds it is read back and
@@ -272,17 +280,18 @@ impl Turns {
     /// (said by [`Spill::failure`]).
     pub fn get_mut(&mut self, i: usize, spill: &Spill) -> Option<&mut Turn> {
         let (k, at) = self.locate(i)?;
-        if matches!(self.pieces[k], Piece::Stored { .. }) {
-            let mut turns = Vec::with_capacity(self.pieces[k].len());
-            match spill.read_piece(&self.pieces[k], 0..self.pieces[k].len(), &mut turns) {
-                Ok(()) => self.pieces[k] = Piece::Held(turns),
+        let piece = &mut self.pieces[k].1;
+        if matches!(piece, Piece::Stored { .. }) {
+            let mut turns = Vec::with_capacity(piece.len());
+            match spill.read_piece(piece, 0..piece.len(), &mut turns) {
+                Ok(()) => *piece = Piece::Held(turns),
                 Err(e) => {
                     spill.unreadable(&e);
                     return None;
                 }
             }
         }
-        match &mut self.pieces[k] {
+        match &mut self.pieces[k].1 {
             Piece::Held(held) => held.get_mut(at),
             Piece::Stored { .. } => None,
         }
@@ -291,7 +300,7 @@ impl Turns {
     /// Every turn, taken out: held ones moved, stored ones read back.
     pub fn into_vec(self, spill: &Spill) -> Result<Vec<Turn>, crate::Error> {
         let mut out = Vec::with_capacity(self.len);
-        for piece in self.pieces {
+        for (_, piece) in self.pieces {
             match piece {
                 Piece::Held(held) => out.extend(held),
                 stored => spill.read_piece(&stored, 0..stored.len(), &mut out)?,
@@ -302,9 +311,9 @@ impl Turns {
 
     /// Each piece as a list of its own, in order: a chunk stored, or turns held.
     pub fn into_pieces(self) -> impl Iterator<Item = Turns> {
-        self.pieces.into_iter().map(|piece| Turns {
+        self.pieces.into_iter().map(|(_, piece)| Turns {
             len: piece.len(),
-            pieces: vec![piece],
+            pieces: vec![(piece.len(), piece)],
         })
     }
 }
@@ -372,16 +381,25 @@ impl Spill {
         let Some(file) = &self.file else {
             return;
         };
-        if !turns.pieces.iter().any(|p| matches!(p, Piece::Held(_))) {
+        if !turns
+            .pieces
+            .iter()
+            .any(|(_, p)| matches!(p, Piece::Held(_)))
+        {
             return;
         }
         let mut out = Vec::with_capacity(turns.pieces.len());
-        for piece in std::mem::take(&mut turns.pieces) {
+        let mut end = 0;
+        let mut place = |p: Piece| {
+            end += p.len();
+            out.push((end, p));
+        };
+        for (_, piece) in std::mem::take(&mut turns.pieces) {
             match piece {
                 Piece::Held(held) if self.failure().is_none() => {
-                    out.extend(self.stow_held(file, held));
+                    self.stow_held(file, held).into_iter().for_each(&mut place);
                 }
-                p => out.push(p),
+                p => place(p),
             }
         }
         turns.pieces = out;
@@ -521,7 +539,7 @@ impl Spill {
         mut f: impl FnMut(&[Turn]) -> std::ops::ControlFlow<()>,
     ) -> Result<(), crate::Error> {
         let mut read = Vec::new();
-        let mut step = |piece: &Piece| match piece {
+        let mut step = |(_, piece): &(usize, Piece)| match piece {
             Piece::Held(held) => Ok(f(held)),
             Piece::Stored { .. } => {
                 read.clear();
@@ -555,7 +573,7 @@ impl Spill {
         let mut buf = Vec::new();
         let mut pieces = turns.pieces.as_slice();
         while let Some(first) = pieces.first() {
-            let (shelf, start) = match first {
+            let (shelf, start) = match &first.1 {
                 Piece::Held(held) => {
                     encode_chunks(held, &mut put).map_err(|(_, e)| e)?;
                     pieces = &pieces[1..];
@@ -564,12 +582,12 @@ impl Spill {
                 Piece::Stored { shelf, offset, .. } => (*shelf, *offset),
             };
             let (run, rest) = pieces.split_at(stored_run(pieces, shelf, start));
-            let len = run.iter().map(|p| p.stored_bytes()).sum::<u64>();
+            let len = run.iter().map(|(_, p)| p.stored_bytes()).sum::<u64>();
             buf.resize(usize::try_from(len).map_err(invalid)?, 0);
             self.read_from(shelf, &mut buf, start)
                 .map_err(std::io::Error::other)?;
             let mut at = 0;
-            for piece in run {
+            for (_, piece) in run {
                 let Piece::Stored {
                     bytes, turns, hash, ..
                 } = piece
@@ -596,11 +614,14 @@ impl Spill {
         range: Range<usize>,
     ) -> Result<Vec<Turn>, crate::Error> {
         let mut out = Vec::with_capacity(range.len());
-        let mut start = 0;
-        for piece in &turns.pieces {
-            let here = start..start + piece.len();
+        let (first, mut start) = turns.piece_of(range.start);
+        for (end, piece) in &turns.pieces[first..] {
+            let here = start..*end;
             start = here.end;
-            if here.end <= range.start || here.start >= range.end {
+            if here.start >= range.end {
+                break;
+            }
+            if here.end <= range.start {
                 continue;
             }
             let from = range.start.saturating_sub(here.start);
@@ -619,10 +640,12 @@ impl Spill {
     /// change, and the changes of one session often share a chunk.
     pub fn load_at(&self, turns: &Turns, at: &[usize]) -> Result<Vec<Turn>, crate::Error> {
         let mut out = Vec::with_capacity(at.len());
-        let mut start = 0;
+        let Some(&first) = at.first() else {
+            return Ok(out);
+        };
+        let (first, mut start) = turns.piece_of(first);
         let mut rest = at;
-        for piece in &turns.pieces {
-            let end = start + piece.len();
+        for &(end, ref piece) in &turns.pieces[first..] {
             let (wanted, after) = rest.split_at(rest.partition_point(|&i| i < end));
             rest = after;
             match (piece, wanted) {
@@ -781,7 +804,7 @@ mod tests {
         assert!(turns
             .pieces
             .iter()
-            .all(|p| matches!(p, Piece::Stored { .. })));
+            .all(|(_, p)| matches!(p, Piece::Stored { .. })));
         assert_eq!(turns.len(), 400);
         assert_eq!(spill.load(&turns).expect("load"), all);
         for range in [0..0, 0..1, 3..97, 120..260, 249..251, 399..400, 0..400] {
@@ -822,6 +845,103 @@ mod tests {
                 by_piece.extend(spill.load_at(&turns, group).expect("load"));
             }
             proptest::prop_assert_eq!(by_piece, at.iter().map(|&i| all[i].clone()).collect::<Vec<_>>());
+        }
+    }
+
+    /// What [`Turns::identity`] hashes, found by walking every piece
+    /// from the first (as it was before pieces knew where they end).
+    fn identity_by_walk(turns: &Turns, range: Range<usize>) -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (range.start, range.end).hash(&mut h);
+        let mut start = 0;
+        for (_, piece) in &turns.pieces {
+            let here = start..start + piece.len();
+            start = here.end;
+            if here.end <= range.start || here.start >= range.end {
+                continue;
+            }
+            match piece {
+                Piece::Held(_) => return None,
+                Piece::Stored { turns, hash, .. } => (here.start, *turns, *hash).hash(&mut h),
+            }
+        }
+        Some(h.finish())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// However a list is made (turns pushed, lists stowed, appended and
+        /// prepended, a stored turn taken out to change), each piece knows
+        /// where it ends, and turns found by halves are the turns found by
+        /// walking: the same turns read back, the same identities, the
+        /// same turn to change.
+        #[test]
+        fn pieces_found_by_halves_are_the_pieces_walked_to(
+            steps in proptest::collection::vec((0u8..5, 1usize..120), 1..12),
+            ranges in proptest::collection::vec((0usize..1000, 0usize..60), 8),
+        ) {
+            use std::hash::Hasher;
+            let dir = tempfile::tempdir().expect("temp dir");
+            let spill = Spill::in_dir(dir.path()).expect("spill");
+            let mut turns = Turns::default();
+            let mut want: Vec<Turn> = Vec::new();
+            let mut next = 0;
+            let mut fresh = |n: usize| -> Vec<Turn> {
+                next += n;
+                (next - n..next).map(prompt).collect()
+            };
+            for (op, n) in steps {
+                match op {
+                    0 => {
+                        let t = fresh(1).remove(0);
+                        want.push(t.clone());
+                        turns.push(t);
+                    }
+                    1 | 2 => {
+                        let part = fresh(n);
+                        let mut list = Turns::from(part.clone());
+                        if op == 1 {
+                            spill.stow(&mut list);
+                        }
+                        want.extend(part);
+                        turns.append(list);
+                    }
+                    3 => {
+                        let part = fresh(n);
+                        let mut list = Turns::from(part.clone());
+                        spill.stow(&mut list);
+                        want.splice(0..0, part);
+                        turns.prepend(list);
+                    }
+                    _ => {
+                        spill.stow(&mut turns);
+                        if !want.is_empty() {
+                            let i = n % want.len();
+                            let t = turns.get_mut(i, &spill).expect("turn to change");
+                            proptest::prop_assert_eq!(&*t, &want[i]);
+                        }
+                    }
+                }
+            }
+            let mut end = 0;
+            for (e, piece) in &turns.pieces {
+                end += piece.len();
+                proptest::prop_assert_eq!(*e, end);
+            }
+            proptest::prop_assert_eq!(turns.len(), want.len());
+            proptest::prop_assert_eq!(spill.load(&turns).expect("load"), want.clone());
+            for (start, len) in ranges {
+                let start = start % (want.len() + 1);
+                let range = start..(start + len).min(want.len());
+                proptest::prop_assert_eq!(
+                    spill.load_range(&turns, range.clone()).expect("load"),
+                    want[range.clone()].to_vec()
+                );
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                let known = turns.identity(range.clone(), &mut h);
+                proptest::prop_assert_eq!(known.then(|| h.finish()), identity_by_walk(&turns, range));
+            }
         }
     }
 
@@ -875,7 +995,7 @@ mod tests {
         let spill = Spill::in_dir(dir.path()).expect("spill");
         let mut turns = Turns::from((0..50).map(prompt).collect::<Vec<_>>());
         spill.stow(&mut turns);
-        let Some(Piece::Stored { offset, .. }) = turns.pieces.last() else {
+        let Some((_, Piece::Stored { offset, .. })) = turns.pieces.last() else {
             panic!("stored: {:?}", turns.pieces);
         };
         let file = spill.file.as_ref().expect("file");
@@ -901,7 +1021,7 @@ mod tests {
         // Without a file, stowing keeps turns held.
         let mut held = Turns::from(vec![prompt(1)]);
         Spill::none().stow(&mut held);
-        assert_eq!(held.pieces, vec![Piece::Held(vec![prompt(1)])]);
+        assert_eq!(held.pieces, vec![(1, Piece::Held(vec![prompt(1)]))]);
     }
 
     #[test]
@@ -937,6 +1057,6 @@ mod tests {
         // Later turns are held at once.
         let mut more = Turns::from(vec![prompt(7)]);
         spill.stow(&mut more);
-        assert_eq!(more.pieces, vec![Piece::Held(vec![prompt(7)])]);
+        assert_eq!(more.pieces, vec![(1, Piece::Held(vec![prompt(7)]))]);
     }
 }
