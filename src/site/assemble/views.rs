@@ -202,8 +202,8 @@ pub enum BlockView<'m> {
         agent_href: Option<String>,
         /// The call's own anchor (`task-N`), which that sub-agent links back to.
         anchor: Option<String>,
-        /// For a call that changes a file: its diff, as HTML (see
-        /// [`super::diff::diff`]); empty for other calls.
+        /// For a call that changes a file: its diff, as HTML (a `<span>`
+        /// a line, its class the line's kind); empty for other calls.
         diff: String,
     },
 }
@@ -623,8 +623,8 @@ pub struct ChangeView<'m> {
     pub tool: &'m str,
     /// The session page the call is on.
     pub session: Link,
-    /// The change's diff, as HTML (see [`super::diff::diff`]); empty
-    /// when `elided`.
+    /// The change's diff, as HTML (a `<span>` a line, its class the
+    /// line's kind); empty when `elided`.
     pub diff: String,
     /// True when the page leaves this change's diff to its session page
     /// (the page shows the diffs of a file's latest changes only).
