@@ -68,8 +68,12 @@ pub struct Paging {
 /// Which call started which sub-agent, and where each is.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct AgentLinks {
-    /// A starting call's prompt key → the sub-agent's index.
-    pub by_key: std::collections::HashMap<u64, usize>,
+    /// A starting call's prompt key and the sub-agent's index, sorted by
+    /// key, one entry a key (the first sub-agent with it). A sorted list,
+    /// not a map: each page of a session hashes it whole, and a map had
+    /// to be sorted first (a session with 1,200 sub-agents and 300 pages
+    /// sorted it 300 times).
+    pub by_key: Vec<(u64, usize)>,
     /// The page of each sub-agent.
     pub agent_page: Vec<usize>,
     /// The page of the call that started each sub-agent, if it was found.
@@ -90,14 +94,16 @@ impl AgentLinks {
             agent_page: paging.subagents.clone(),
             ..AgentLinks::default()
         };
-        for (i, key) in keys.enumerate() {
-            if let Some(k) = key {
-                links.by_key.entry(k).or_insert(i);
-            }
-        }
+        links.by_key = keys
+            .enumerate()
+            .filter_map(|(i, key)| Some((key?, i)))
+            .collect();
+        // Stable: of the sub-agents with one key, the first stays.
+        links.by_key.sort_by_key(|&(key, _)| key);
+        links.by_key.dedup_by_key(|&mut (key, _)| key);
         links.call_page = vec![None; links.agent_page.len()];
         for (t, key) in launches {
-            if let Some(&a) = links.by_key.get(key) {
+            if let Some(a) = links.agent_of(*key) {
                 let slot = &mut links.call_page[a];
                 if slot.is_none() {
                     *slot = paging.turns.get(*t).copied();
@@ -105,6 +111,12 @@ impl AgentLinks {
             }
         }
         links
+    }
+
+    /// The index of the sub-agent the call with prompt key `key` started.
+    pub fn agent_of(&self, key: u64) -> Option<usize> {
+        let at = self.by_key.binary_search_by_key(&key, |&(k, _)| k).ok()?;
+        Some(self.by_key[at].1)
     }
 }
 
@@ -386,5 +398,34 @@ mod tests {
         }
         assert_eq!(part_title("2026-03", 1, 5), "2026-03 (2 of 5)");
         assert_eq!(part_title("2026-03", 0, 1), "2026-03");
+    }
+
+    proptest::proptest! {
+        /// Each key finds the first sub-agent whose prompt has it, a key
+        /// no sub-agent has finds none, and each sub-agent's call is the
+        /// first launch of its key (as a map filled first-wins found them).
+        #[test]
+        fn calls_find_the_first_sub_agent_of_their_key(
+            keys in proptest::collection::vec(proptest::option::of(0u64..12), 0..40),
+            launches in proptest::collection::vec((0usize..30, 0u64..16), 0..40),
+        ) {
+            let paging = Paging {
+                turns: (0..30).map(|t| t / 7).collect(),
+                subagents: (0..keys.len()).map(|i| i % 3).collect(),
+                ..Paging::default()
+            };
+            let links = AgentLinks::new(&launches, keys.iter().copied(), &paging);
+            for key in 0u64..16 {
+                let first = keys.iter().position(|k| *k == Some(key));
+                proptest::prop_assert_eq!(links.agent_of(key), first);
+            }
+            for (a, page) in links.call_page.iter().enumerate() {
+                let call = launches
+                    .iter()
+                    .find(|(_, key)| keys.iter().position(|k| *k == Some(*key)) == Some(a))
+                    .map(|(t, _)| paging.turns[*t]);
+                proptest::prop_assert_eq!(*page, call);
+            }
+        }
     }
 }

@@ -392,9 +392,8 @@ impl SessionPage<'_> {
             span.anchored_before,
         )
             .hash(h);
-        let mut by_key: Vec<_> = self.agents.by_key.iter().collect();
-        by_key.sort_unstable();
-        (by_key, &self.agents.agent_page, &self.agents.call_page).hash(h);
+        let agents = &self.agents;
+        (&agents.by_key, &agents.agent_page, &agents.call_page).hash(h);
         // What the page shows besides the turns: its view without them.
         let bare = LoadedPage {
             page: self,
@@ -426,7 +425,7 @@ impl LoadedPage<'_> {
                     ..
                 } = b
                 {
-                    if let Some(&k) = p.agents.by_key.get(key) {
+                    if let Some(k) = p.agents.agent_of(*key) {
                         let page = p.agents.agent_page.get(k).copied().unwrap_or(0);
                         *agent_href = Some(format!(
                             "{}#agent-{}",
