@@ -39,11 +39,11 @@ const CHUNK_BYTES: usize = 8 << 10;
 /// [`Spill`] and read back with [`Spill::load`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Turns {
-    /// Each piece with the index just past its last turn: the piece that
-    /// holds a turn is found by halves (a 1 GB session has ten thousand
-    /// pieces, and its file pages look up thousands of turns).
+    /// Each piece with the index just past its last turn (the last one's
+    /// is how many turns there are): the piece that holds a turn is found
+    /// by halves (a 1 GB session has ten thousand pieces, and its file
+    /// pages look up thousands of turns).
     pieces: Vec<(usize, Piece)>,
-    len: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -79,13 +79,12 @@ impl Piece {
 
 impl From<Vec<Turn>> for Turns {
     fn from(turns: Vec<Turn>) -> Turns {
-        let len = turns.len();
         let pieces = if turns.is_empty() {
             Vec::new()
         } else {
-            vec![(len, Piece::Held(turns))]
+            vec![(turns.len(), Piece::Held(turns))]
         };
-        Turns { pieces, len }
+        Turns { pieces }
     }
 }
 
@@ -181,24 +180,19 @@ impl Turns {
                 (len, piece)
             })
             .collect();
-        Turns { pieces, len }
+        Turns { pieces }
     }
 
     /// How many turns there are, without reading them.
     pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// The index just past each piece's last turn, in order (turns of one
-    /// piece are read back together: [`Spill::load_at`] decodes a stored
-    /// piece once for all the turns asked of it).
-    pub fn piece_ends(&self) -> Vec<usize> {
-        self.pieces.iter().map(|(end, _)| *end).collect()
+        self.pieces.last().map_or(0, |(end, _)| *end)
     }
 
     /// The index of the piece that holds turn `i` (the number of pieces
     /// when there is none), and the index of that piece's first turn.
-    fn piece_of(&self, i: usize) -> (usize, usize) {
+    /// Turns of one piece are read back together: [`Spill::load_at`]
+    /// decodes a stored piece once for all the turns asked of it.
+    pub fn piece_of(&self, i: usize) -> (usize, usize) {
         let k = self.pieces.partition_point(|(end, _)| *end <= i);
         let start = match k.checked_sub(1) {
             Some(before) => self.pieces[before].0,
@@ -229,7 +223,7 @@ impl Turns {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Bytes the stored turns take encoded (held turns count nothing).
@@ -239,8 +233,7 @@ impl Turns {
 
     /// Put `other`'s turns after these.
     pub fn append(&mut self, other: Turns) {
-        let before = self.len;
-        self.len += other.len;
+        let before = self.len();
         if self.pieces.is_empty() {
             // Most sessions have one part: its list as it is, not copied
             // into room for four.
@@ -258,13 +251,13 @@ impl Turns {
 
     /// Put `turn` after the others, held.
     pub fn push(&mut self, turn: Turn) {
-        self.len += 1;
+        let end = self.len() + 1;
         match self.pieces.last_mut() {
-            Some((end, Piece::Held(held))) => {
+            Some((last, Piece::Held(held))) => {
                 held.push(turn);
-                *end = self.len;
+                *last = end;
             }
-            _ => self.pieces.push((self.len, Piece::Held(vec![turn]))),
+            _ => self.pieces.push((end, Piece::Held(vec![turn]))),
         }
     }
 
@@ -299,7 +292,7 @@ impl Turns {
 
     /// Every turn, taken out: held ones moved, stored ones read back.
     pub fn into_vec(self, spill: &Spill) -> Result<Vec<Turn>, crate::Error> {
-        let mut out = Vec::with_capacity(self.len);
+        let mut out = Vec::with_capacity(self.len());
         for (_, piece) in self.pieces {
             match piece {
                 Piece::Held(held) => out.extend(held),
@@ -312,7 +305,6 @@ impl Turns {
     /// Each piece as a list of its own, in order: a chunk stored, or turns held.
     pub fn into_pieces(self) -> impl Iterator<Item = Turns> {
         self.pieces.into_iter().map(|(_, piece)| Turns {
-            len: piece.len(),
             pieces: vec![(piece.len(), piece)],
         })
     }
@@ -526,7 +518,7 @@ impl Spill {
 
     /// Every turn of `turns`, in order.
     pub fn load(&self, turns: &Turns) -> Result<Vec<Turn>, crate::Error> {
-        self.load_range(turns, 0..turns.len)
+        self.load_range(turns, 0..turns.len())
     }
 
     /// Hand `f` the turns of each piece of `turns` in order (from the last
@@ -620,9 +612,6 @@ impl Spill {
             start = here.end;
             if here.start >= range.end {
                 break;
-            }
-            if here.end <= range.start {
-                continue;
             }
             let from = range.start.saturating_sub(here.start);
             let to = range.end.min(here.end) - here.start;
@@ -835,7 +824,7 @@ mod tests {
             proptest::prop_assert_eq!(spill.load_at(&turns, &at).expect("load"), want);
             // Pieces end in order, the last with the last turn; asked one
             // piece at a time, the turns are the same.
-            let ends = turns.piece_ends();
+            let ends: Vec<usize> = turns.pieces.iter().map(|(end, _)| *end).collect();
             proptest::prop_assert!(ends.windows(2).all(|w| w[0] < w[1]));
             proptest::prop_assert_eq!(ends.last().copied(), Some(300));
             let mut by_piece = Vec::new();

@@ -119,8 +119,7 @@ impl<'m> FilePage<'m> {
             turns.sort_unstable();
             turns.dedup();
             let s = &self.model.sessions[session];
-            let ends = s.turns.piece_ends();
-            let piece = |t: usize| ends.partition_point(|&end| end <= t);
+            let piece = |t: usize| s.turns.piece_of(t).0;
             let pieces = turns.chunk_by(|&a, &b| piece(a) == piece(b));
             let batches = pieces.rev().flat_map(|p| p.rchunks(TURNS_AT_A_TIME));
             for batch in batches {
