@@ -12,7 +12,7 @@
 use crate::base::error::Error;
 use crate::output::theme::Theme;
 use crate::output::write::Stager;
-use crate::site::assemble::{Page, Site};
+use crate::site::assemble::{Page, Site, View};
 use rayon::prelude::*;
 use serde::Serialize;
 use tera::{Context, Kwargs, State, Tera, TeraResult, Value};
@@ -361,14 +361,18 @@ pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager) -> Result<usize, E
             Ok::<_, Error>(files + r.static_files.len())
         },
         || {
-            // Side by side, not one after the other: waiting for the last
-            // of the other pages (a file page with long diffs) left a core
-            // idle before the sessions began.
+            // File pages after the sessions' pages, which keep the diffs
+            // file pages show (see `SharedDiffs`); the other pages side by
+            // side with the sessions', not before them: waiting for the
+            // last of them left a core idle before the sessions began.
+            let (files, others): (Vec<&Page<'_>>, Vec<&Page<'_>>) =
+                (site.pages.iter()).partition(|p| matches!(p.view, View::File(_)));
             let (pages, sessions) = rayon::join(
-                || site.pages.par_iter().try_for_each(|p| r.page(p, stager)),
+                || others.par_iter().try_for_each(|p| r.page(p, stager)),
                 || render_sessions(site, r, stager),
             );
-            pages.and(sessions)
+            pages.and(sessions)?;
+            files.par_iter().try_for_each(|p| r.page(p, stager))
         },
     );
     pages?;

@@ -4,12 +4,14 @@
 
 use super::format::date_time;
 use super::links::Links;
+use super::shared_diffs::{CallAt, SharedDiffs};
 use super::views::{BackupRow, ChangeView, FileRow, FileView, Link};
 use super::{Page, View};
 use crate::base::slugs::SlugSet;
 use crate::knowledge::model::{Block, Session, Turn};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// A call that changed a file, where its session's turns hold it.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -21,6 +23,11 @@ pub struct Found {
     pub ts: Option<DateTime<Utc>>,
     /// The page of the session (0 for the first) the turn is on.
     pub page: usize,
+    /// The call's tool (`Edit`, `Write`...).
+    pub tool: String,
+    /// The bytes of its edits (see [`super::diff::edit_bytes`]): which
+    /// diffs its file's page shows is known before any is read back.
+    pub size: usize,
 }
 
 /// The calls of `turn` (turn `t` of its session, on `page`) that changed
@@ -38,6 +45,8 @@ pub fn found_in(turn: &Turn, t: usize, page: usize, out: &mut Vec<Found>) {
                     block: b,
                     ts: *ts,
                     page,
+                    tool: c.name.to_string(),
+                    size: super::diff::edit_bytes(&c.edits),
                 });
             }
         }
@@ -54,6 +63,13 @@ struct ChangeRef {
     href: String,
 }
 
+impl ChangeRef {
+    /// Where its call is.
+    fn at(&self) -> CallAt {
+        (self.session, self.found.turn, self.found.block)
+    }
+}
+
 /// One file page, its changes still in the spill.
 #[derive(Debug)]
 pub struct FilePage<'m> {
@@ -62,23 +78,26 @@ pub struct FilePage<'m> {
     project: Option<Link>,
     changes: Vec<ChangeRef>,
     backups: Vec<BackupRow>,
+    /// The diffs its changes' session pages made.
+    diffs: Arc<SharedDiffs<'m>>,
 }
 
 /// A file page with its changes read back.
 pub struct LoadedFile<'m> {
     page: &'m FilePage<'m>,
-    /// Each change's call: its tool name and, when its diff is shown, its
-    /// edits.
+    /// Each change's call: when its diff is shown, the diff its session
+    /// page made, or its edits.
     calls: Vec<Option<Change>>,
 }
 
 /// What a file page keeps of a change's call.
 struct Change {
-    name: crate::knowledge::redact::Text,
     /// The bytes of its edits, kept when the edits are dropped.
     size: usize,
     /// Empty once the change is known not to show its diff.
     edits: Vec<crate::knowledge::model::Edit>,
+    /// Its diff, when its session page made it.
+    diff: Option<String>,
 }
 
 /// Wanted turns read back at a time, at most, all from one piece: a file
@@ -90,12 +109,24 @@ impl<'m> FilePage<'m> {
     pub fn load(&'m self) -> Result<LoadedFile<'m>, crate::Error> {
         // Which change is where: (session, turn, block); a place named
         // twice is the first change's.
-        let mut place: HashMap<(usize, usize, usize), usize> = HashMap::new();
+        let mut place: HashMap<CallAt, usize> = HashMap::new();
         for (i, c) in self.changes.iter().enumerate() {
-            place
-                .entry((c.session, c.found.turn, c.found.block))
-                .or_insert(i);
+            place.entry(c.at()).or_insert(i);
         }
+        // A change whose diff its session page made is not read back.
+        let mut calls: Vec<Option<Change>> = (0..self.changes.len()).map(|_| None).collect();
+        place.retain(|&at, &mut i| match self.diffs.take(at) {
+            Some(diff) => {
+                let size = self.changes[i].found.size;
+                calls[i] = Some(Change {
+                    size,
+                    edits: Vec::new(),
+                    diff: Some(diff),
+                });
+                false
+            }
+            None => true,
+        });
         // The latest changes are read first, so that an older change's
         // edits are dropped as soon as the later ones fill the page's
         // budget: a file edited tens of thousands of times is never held
@@ -111,7 +142,6 @@ impl<'m> FilePage<'m> {
         let mut sessions: Vec<(usize, (usize, Vec<usize>))> = wanted.into_iter().collect();
         sessions
             .sort_unstable_by_key(|&(session, (latest, _))| (std::cmp::Reverse(latest), session));
-        let mut calls: Vec<Option<Change>> = (0..self.changes.len()).map(|_| None).collect();
         // Bytes of edits held, and how many make it worth dropping some
         // (a budget's worth more than the last drop left).
         let (mut held, mut limit) = (0usize, 2 * super::PAGE_CHARS);
@@ -136,9 +166,9 @@ impl<'m> FilePage<'m> {
                         let size = super::diff::edit_bytes(&call.edits);
                         held = held.saturating_add(size);
                         calls[i] = Some(Change {
-                            name: call.name,
                             size,
                             edits: call.edits,
+                            diff: None,
                         });
                     }
                 }
@@ -207,14 +237,15 @@ impl LoadedFile<'_> {
                 let call = call.as_ref()?;
                 Some(ChangeView {
                     time: date_time(c.found.ts),
-                    tool: &call.name,
+                    tool: &c.found.tool,
                     session: Link {
                         title: c.session_title.as_str().into(),
                         href: c.href.as_str().into(),
                     },
-                    diff: match shown {
-                        true => super::diff::diff(&p.path, &call.edits),
-                        false => String::new(),
+                    diff: match (shown, &call.diff) {
+                        (true, Some(diff)) => diff.clone(),
+                        (true, None) => super::diff::diff(&p.path, &call.edits),
+                        (false, _) => String::new(),
                     },
                     elided: !shown,
                 })
@@ -323,21 +354,37 @@ fn gather(l: &Links<'_>, found: Vec<(usize, Vec<Found>)>) -> Files {
     files
 }
 
-/// The file pages of every project, and each project's list of them.
+/// The file pages of every project, each project's list of them, and the
+/// diffs their session pages are to keep for them.
 pub fn pages<'m>(
     l: &Links<'m>,
     found: Vec<(usize, Vec<Found>)>,
-) -> (Vec<Page<'m>>, BTreeMap<String, Vec<FileRow>>) {
-    let files = gather(l, found);
+) -> (
+    Vec<Page<'m>>,
+    BTreeMap<String, Vec<FileRow>>,
+    Arc<SharedDiffs<'m>>,
+) {
+    let mut files = gather(l, found);
+    files.retain(|(key, _), _| l.projects.contains_key(key));
+    for (changes, backups) in files.values_mut() {
+        changes.sort_by_key(|c| c.found.ts);
+        backups.sort_by(|a, b| (&a.time, a.version).cmp(&(&b.time, b.version)));
+    }
+    let shown = files.values().flat_map(|(changes, _)| {
+        let sizes: Vec<usize> = changes.iter().map(|c| c.found.size).collect();
+        let shown = diffs_shown(&sizes, super::PAGE_CHARS);
+        (changes.iter().zip(shown))
+            .filter(|&(_, shown)| shown)
+            .map(|(c, _)| c.at())
+    });
+    let diffs = Arc::new(SharedDiffs::new(&l.model.spill, shown));
     let mut pages = Vec::new();
     let mut lists: BTreeMap<String, Vec<FileRow>> = BTreeMap::new();
     let mut slugs: BTreeMap<String, SlugSet> = BTreeMap::new();
-    for ((key, path), (mut changes, mut backups)) in files {
+    for ((key, path), (changes, backups)) in files {
         let Some(project) = l.projects.get(&key) else {
             continue;
         };
-        changes.sort_by_key(|c| c.found.ts);
-        backups.sort_by(|a, b| (&a.time, a.version).cmp(&(&b.time, b.version)));
         let shown = within(&path, &project.path).to_string();
         let slug = slugs.entry(key.clone()).or_default().claim(&shown);
         let dir = project.link.href.trim_end_matches("index.html");
@@ -359,6 +406,7 @@ pub fn pages<'m>(
                 project: l.project_link(&key),
                 changes,
                 backups,
+                diffs: diffs.clone(),
             }),
         });
     }
@@ -369,7 +417,7 @@ pub fn pages<'m>(
                 .then_with(|| a.title.cmp(&b.title))
         });
     }
-    (pages, lists)
+    (pages, lists, diffs)
 }
 
 #[cfg(test)]
@@ -403,7 +451,7 @@ mod tests {
             let mut unread: Vec<usize> = (0..sizes.len()).collect();
             for pick in order.iter().chain(std::iter::repeat(&0)).take(sizes.len()) {
                 let i = unread.remove(pick % unread.len());
-                calls[i] = Some(Change { name: Text::test("Edit"), size: sizes[i], edits: vec![edit.clone()] });
+                calls[i] = Some(Change { size: sizes[i], edits: vec![edit.clone()], diff: None });
                 drop_elided(&mut calls, budget);
             }
             let shown = diffs_shown(&sizes, budget);

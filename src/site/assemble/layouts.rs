@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Bump when [`Layout`] or what it is made from changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// Sessions whose turns take fewer bytes than this are not kept (a
 /// hundred thousand of three turns each are laid out again in a moment,

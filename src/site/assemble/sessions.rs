@@ -8,11 +8,12 @@ use super::paging::{
     part_title, session_page_href, split_groups, turn_anchors_from, AgentLinks, PageSpan, LIST_ROWS,
 };
 use super::projects::tool_counts;
+use super::shared_diffs::SharedDiffs;
 use super::views::{
     BlockView, Link, ListView, MonthGroup, SessionRow, SessionView, SubagentView, TurnView,
 };
 use super::{Page, View};
-use crate::knowledge::model::{Block, CompactKind, Session, SubagentLayout, Turn};
+use crate::knowledge::model::{Block, CompactKind, Session, SubagentLayout, ToolCall, Turn};
 use std::sync::Arc;
 
 /// The list of sessions by month, newest first, in pages of [`LIST_ROWS`].
@@ -123,6 +124,7 @@ pub(super) fn pages<'m>(
         model: l.model,
         laid,
         count,
+        diffs: Arc::default(),
     };
     Ok((pages, changes))
 }
@@ -144,6 +146,7 @@ fn laid_session<'m>(
     };
     LaidSession {
         session: s,
+        index: i,
         row: l.session_row(i),
         setup: setup.used_by(i).into_boxed_slice(),
         facet: l.facets.get(s.id.as_str()).copied(),
@@ -171,12 +174,16 @@ pub struct SessionPages<'m> {
     laid: Vec<LaidSession<'m>>,
     /// How many pages they make.
     count: usize,
+    /// The diffs to keep for file pages.
+    diffs: Arc<SharedDiffs<'m>>,
 }
 
 /// What one session's pages are made of.
 #[derive(Debug)]
 pub struct LaidSession<'m> {
     session: &'m Session,
+    /// Its index in the model's sessions.
+    index: usize,
     /// Its row in lists: its title, first page and project.
     row: Arc<SessionRow>,
     setup: Box<[Link]>,
@@ -191,6 +198,11 @@ impl<'m> SessionPages<'m> {
     /// How many pages the sessions make.
     pub fn count(&self) -> usize {
         self.count
+    }
+
+    /// Keep the diffs of `diffs` as the pages are made, for file pages.
+    pub(super) fn share(&mut self, diffs: Arc<SharedDiffs<'m>>) {
+        self.diffs = diffs;
     }
 
     /// The sessions laid out, newest first: [`SessionPages::pages_of`]
@@ -231,6 +243,8 @@ impl<'m> SessionPages<'m> {
                 section: "sessions",
                 view: View::Session(SessionPage {
                     session: s,
+                    index: laid.index,
+                    diffs: &self.diffs,
                     spill: &self.model.spill,
                     project: laid.row.project.as_ref(),
                     span: span.clone(),
@@ -251,28 +265,40 @@ impl<'m> SessionPages<'m> {
     }
 }
 
+/// A call's diff, made from the index of its turn among those viewed, the
+/// index of its block in the turn, and the call.
+type DiffOf<'f> = &'f dyn Fn(usize, usize, &ToolCall) -> String;
+
+/// A call's diff, made now.
+fn diff_now(_: usize, _: usize, c: &ToolCall) -> String {
+    super::diff::diff(&c.arg, &c.edits)
+}
+
 fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
-    turn_views_from(turns, prefix, 0)
+    turn_views_from(turns, prefix, 0, &diff_now)
 }
 
 /// Views of `turns`, whose anchors continue after `anchored_before` anchored
-/// turns (the turns of the session's earlier pages).
+/// turns (the turns of the session's earlier pages), each call's diff made
+/// by `diff_of`.
 fn turn_views_from<'a>(
     turns: &'a [Turn],
     prefix: &str,
     anchored_before: usize,
+    diff_of: DiffOf<'_>,
 ) -> Vec<TurnView<'a>> {
     let anchors = turn_anchors_from(turns, prefix, anchored_before);
     let mut after_assistant = false;
     turns
         .iter()
         .zip(anchors)
-        .map(|(t, anchor)| {
+        .enumerate()
+        .map(|(i, (t, anchor))| {
             let continued = after_assistant;
             after_assistant = matches!(t, Turn::Assistant { .. });
-            (t, continued, anchor)
+            (i, t, continued, anchor)
         })
-        .map(|(t, continued, anchor)| match t {
+        .map(|(i, t, continued, anchor)| match t {
             Turn::Prompt { ts, text } => TurnView::Prompt {
                 time: clock(*ts),
                 text,
@@ -283,7 +309,8 @@ fn turn_views_from<'a>(
                 model: model.as_deref(),
                 blocks: blocks
                     .iter()
-                    .map(|b| match b {
+                    .enumerate()
+                    .map(|(k, b)| match b {
                         Block::Text(t) => BlockView::Text { text: t },
                         Block::Tool(c) => BlockView::Tool {
                             name: &c.name,
@@ -295,7 +322,7 @@ fn turn_views_from<'a>(
                             launches: c.launches,
                             agent_href: None,
                             anchor: None,
-                            diff: super::diff::diff(&c.arg, &c.edits),
+                            diff: diff_of(i, k, c),
                         },
                     })
                     .collect(),
@@ -335,6 +362,10 @@ fn result_cut(c: &crate::knowledge::model::ToolCall) -> Option<String> {
 #[derive(Debug)]
 pub struct SessionPage<'m> {
     session: &'m Session,
+    /// Its index in the model's sessions.
+    index: usize,
+    /// Where the diffs file pages show are kept.
+    diffs: &'m SharedDiffs<'m>,
     spill: &'m crate::knowledge::spill::Spill,
     pub project: Option<&'m Link>,
     span: PageSpan,
@@ -444,7 +475,11 @@ impl LoadedPage<'_> {
         let p = self.page;
         let s = p.session;
         let tools = tool_counts(s.tools.iter().map(|(k, v)| (k.as_str(), *v)));
-        let mut turns = turn_views_from(&self.turns, "", p.span.anchored_before);
+        let first = p.span.turns.start;
+        let diff_of = |i: usize, block: usize, c: &ToolCall| {
+            (p.diffs).made((p.index, first + i, block), || diff_now(i, block, c))
+        };
+        let mut turns = turn_views_from(&self.turns, "", p.span.anchored_before, &diff_of);
         self.link_calls(&mut turns);
         // A page starts with a speaker, even in the middle of the assistant's run.
         if let Some(TurnView::Assistant { continued, .. }) = turns.first_mut() {
