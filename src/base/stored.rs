@@ -58,8 +58,10 @@ impl<W: std::io::Write> std::io::Write for Sealing<W> {
 /// Append `value`, encoded (unsealed: for a file that lives only as long
 /// as the build), to `buf`.
 pub fn encode_into<T: Serialize>(value: &T, buf: &mut Vec<u8>) -> Result<(), postcard::Error> {
-    *buf = postcard::to_extend(value, std::mem::take(buf))?;
-    Ok(())
+    // Through `io::Write`, which copies a string's bytes at once, not
+    // through `Extend`, which pushed them one at a time (every turn's text
+    // is encoded on its way to the spill).
+    postcard::to_io(value, buf).map(drop)
 }
 
 /// A value decoded from all of `bytes`, as [`encode`] sealed it; None for
@@ -169,6 +171,17 @@ mod tests {
             let len = encode_to(&value, &mut streamed).unwrap();
             proptest::prop_assert_eq!(len, streamed.len() as u64);
             proptest::prop_assert_eq!(&streamed, &encode(&value).unwrap());
+        }
+
+        /// Appended after what a buffer holds, a value's bytes are
+        /// postcard's, and what was there stays.
+        #[test]
+        fn appending_adds_postcards_bytes(before: Vec<u8>, value: Vec<(String, u64, Option<bool>)>) {
+            let mut buf = before.clone();
+            encode_into(&value, &mut buf).unwrap();
+            let mut expected = before;
+            expected.extend_from_slice(&postcard::to_stdvec(&value).unwrap());
+            proptest::prop_assert_eq!(buf, expected);
         }
     }
 
