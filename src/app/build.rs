@@ -349,7 +349,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         Discovered::Unchanged(same) => return Ok(same),
         Discovered::Changed(sources, report, fingerprint) => (sources, report, fingerprint),
     };
-    let (model, loaded) = pipeline.load_from(sources, discovered)?;
+    let (mut model, loaded) = pipeline.load_from(sources, discovered)?;
     report.timings.extend(loaded.timings);
     report.skips.extend(loaded.skips);
     report.transcript_bytes = loaded.transcript_bytes;
@@ -402,6 +402,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     // Freeing a hundred thousand sessions takes a noticeable part of a
     // second: the caller has its report without waiting for that.
     drop(site);
+    // Large files' turns went on being copied into the cache while the
+    // site was made: done before the process can end.
+    std::mem::take(&mut model.copies).wait();
     let _ = std::thread::Builder::new().spawn(move || drop(model));
     Ok(report)
 }

@@ -407,6 +407,9 @@ pub struct Knowledge {
     pub prices: Vec<(String, crate::config::Price)>,
     /// Where the sessions' turns are.
     pub spill: crate::knowledge::spill::Spill,
+    /// Large files' turns still being copied into the cache: waited for
+    /// when the build is done with the model (or when it is dropped).
+    pub copies: crate::knowledge::spill::Copies,
 }
 
 #[cfg(test)]

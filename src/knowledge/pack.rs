@@ -55,11 +55,8 @@ impl Packs {
         self.append_with(|w| stored::encode_to(value, w))
     }
 
-    /// Append what `write` writes, and says it wrote, to this build's pack.
-    pub fn append_with(
-        &self,
-        write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<u64>,
-    ) -> Option<Slot> {
+    /// This build's pack, created at the first use.
+    fn writer(&self) -> Option<std::sync::MutexGuard<'_, Option<Writer>>> {
         let mut w = self.writer.lock().ok()?;
         if w.is_none() {
             std::fs::create_dir_all(&self.dir).ok()?;
@@ -71,6 +68,40 @@ impl Packs {
             let file = File::create_new(self.dir.join(&name)).ok()?;
             *w = Some((name.into(), BufWriter::with_capacity(1 << 16, file), 0));
         }
+        Some(w)
+    }
+
+    /// Room for `len` bytes at the end of this build's pack, which later
+    /// appends leave alone, and the pack's file to write them into at the
+    /// slot's offset (from another thread, while the build goes on).
+    pub fn reserve(&self, len: u64) -> Option<(Slot, File)> {
+        use std::io::{Seek, SeekFrom};
+        let mut w = self.writer()?;
+        let (name, file, offset) = w.as_mut()?;
+        file.flush().ok()?;
+        let end = offset.checked_add(len)?;
+        // The file's length covers the room, so that a failed append
+        // (which goes on from the file's length) never lands in it.
+        file.get_ref().set_len(end).ok()?;
+        file.get_mut().seek(SeekFrom::Start(end)).ok()?;
+        let slot = Slot {
+            pack: name.clone(),
+            offset: *offset,
+            len,
+        };
+        *offset = end;
+        // A handle of its own: a clone would share the writer's position,
+        // which a positioned write moves on some systems.
+        let own = File::options().write(true).open(self.dir.join(&*slot.pack));
+        Some((slot, own.ok()?))
+    }
+
+    /// Append what `write` writes, and says it wrote, to this build's pack.
+    pub fn append_with(
+        &self,
+        write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<u64>,
+    ) -> Option<Slot> {
+        let mut w = self.writer()?;
         let (name, file, offset) = w.as_mut()?;
         let Ok(len) = write(file) else {
             // A state half written is garbage in the pack: nothing points
@@ -178,6 +209,7 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Seek;
 
     #[test]
     fn states_go_in_one_pack_and_come_back() {
@@ -207,6 +239,20 @@ mod tests {
             ..a.clone()
         };
         assert!(other.read(&escape).is_none());
+        // Room kept, filled later through the file handed out: appends
+        // go after it, and it reads back as written.
+        let (room, file) = packs.reserve(6).unwrap();
+        let after = packs.append(b"after").unwrap();
+        assert_eq!(
+            (room.offset, after.offset),
+            (c.offset + c.len, room.offset + 6)
+        );
+        assert!(packs.flush());
+        let mut file = file;
+        file.seek(std::io::SeekFrom::Start(room.offset)).unwrap();
+        file.write_all(b"filled").unwrap();
+        assert_eq!(packs.read(&room).as_deref(), Some(&b"filled"[..]));
+        assert_eq!(packs.read(&after).as_deref(), Some(&b"after"[..]));
         let live = std::collections::HashSet::new();
         other.keep_only(&live);
         assert_eq!(

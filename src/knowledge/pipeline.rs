@@ -291,12 +291,13 @@ impl Pipeline {
             setup,
             prices: self.prices.clone(),
             spill,
+            copies: Default::default(),
         };
         crate::knowledge::aliases::Aliases::new(&self.aliases, &redactor)
             .apply_to(&mut knowledge, &redactor);
         report.excluded = crate::knowledge::exclude::apply(&mut knowledge, &excluder);
         report.redactions = tally.by_kind(&redactor);
-        timed(&mut report, "cache", || cache.save());
+        knowledge.copies = timed(&mut report, "cache", || cache.save());
         Ok((knowledge, report))
     }
 }

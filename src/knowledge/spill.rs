@@ -28,6 +28,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+mod copy;
+pub use copy::Copies;
+
 /// Turns are written in chunks of about this many encoded bytes, so that a
 /// page of a long session reads only the chunks it shows, and a file's page
 /// (one turn for each change) little more than its turns. A chunk is read

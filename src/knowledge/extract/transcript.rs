@@ -446,6 +446,13 @@ impl ReaderState {
         out
     }
 
+    /// Write every conversation's held turns to `spill`.
+    pub fn stow_turns(&mut self, spill: &Spill) {
+        for c in self.conversations() {
+            c.stow(spill);
+        }
+    }
+
     /// Each conversation's turns, in `conversations` order,
     /// to be cached apart from the state.
     pub fn turn_lists(&mut self) -> Vec<&Turns> {

@@ -1,0 +1,239 @@
+//! A large file's turns copied from the spill to another file (the
+//! cache's pack) on a thread of their own, as they lie: see
+//! [`Spill::copy_later`].
+
+use super::{invalid, read_at, write_at, Chunk, Piece, Spill, Turns, RUN_BYTES};
+
+/// Copies of spilled turns into other files, each on a thread of its own
+/// (see [`Spill::copy_later`]): waited for when dropped.
+#[derive(Debug, Default)]
+#[must_use = "copies run until waited for"]
+pub struct Copies(Vec<std::thread::JoinHandle<bool>>);
+
+impl Copies {
+    pub fn push(&mut self, copy: std::thread::JoinHandle<bool>) {
+        self.0.push(copy);
+    }
+
+    /// No copy to wait for.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Wait for every copy; false when one failed (its bytes are not all
+    /// where they were to go).
+    pub fn wait(mut self) -> bool {
+        self.join()
+    }
+
+    fn join(&mut self) -> bool {
+        // Every one joined, whatever the others say.
+        let mut ok = true;
+        for copy in self.0.drain(..) {
+            ok &= copy.join().unwrap_or(false);
+        }
+        ok
+    }
+}
+
+impl Drop for Copies {
+    fn drop(&mut self) {
+        self.join();
+    }
+}
+
+impl Turns {
+    /// Bytes of the turns in the spill's own file (not held, not on a
+    /// shelf).
+    pub fn spilled_bytes(&self) -> u64 {
+        (self.pieces.iter())
+            .filter(|(_, p)| matches!(p, Piece::Stored { shelf: 0, .. }))
+            .map(|(_, p)| p.stored_bytes())
+            .sum()
+    }
+}
+
+impl Spill {
+    /// The chunks of `lists`, one list after another in an area as
+    /// [`Spill::copy_later`] copies them (offsets from the area's start),
+    /// and the area's bytes; None unless every turn of them is in the
+    /// spill's own file.
+    pub fn chunks_in_place(lists: &[&Turns]) -> Option<(Vec<Vec<Chunk>>, u64)> {
+        let mut at = 0u64;
+        let chunks = (lists.iter())
+            .map(|turns| {
+                (turns.pieces.iter())
+                    .map(|(_, piece)| match piece {
+                        Piece::Stored {
+                            shelf: 0,
+                            bytes,
+                            turns,
+                            hash,
+                            ..
+                        } => {
+                            let chunk = Chunk {
+                                offset: at,
+                                bytes: *bytes,
+                                turns: *turns,
+                                hash: *hash,
+                            };
+                            at += u64::from(*bytes);
+                            Some(chunk)
+                        }
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<Chunk>>>()
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some((chunks, at))
+    }
+
+    /// Copy the stored bytes of `lists` (every turn in this file: see
+    /// [`Spill::chunks_in_place`]) into `dest` from `at`, as that lays
+    /// them out, on a thread of its own, each chunk checked against its
+    /// hash on the way: a large file's turns reach the cache while the
+    /// build goes on. The thread says whether all were copied. None when
+    /// the copy cannot start.
+    pub fn copy_later(
+        &self,
+        lists: &[&Turns],
+        dest: std::fs::File,
+        at: u64,
+    ) -> Option<std::thread::JoinHandle<bool>> {
+        let source = self.file.as_ref()?.try_clone().ok()?;
+        // (where in this file, bytes, hash) of each chunk, in order.
+        let chunks: Vec<(u64, u32, u64)> = (lists.iter())
+            .flat_map(|turns| &turns.pieces)
+            .map(|(_, piece)| match piece {
+                Piece::Stored {
+                    shelf: 0,
+                    offset,
+                    bytes,
+                    hash,
+                    ..
+                } => Some((*offset, *bytes, *hash)),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let copy = move || -> std::io::Result<()> {
+            let mut buf = Vec::new();
+            let mut to = at;
+            let mut rest = chunks.as_slice();
+            while let Some(&(start, ..)) = rest.first() {
+                // Chunks side by side in this file are read as one.
+                let mut end = start;
+                let n = (rest.iter())
+                    .take_while(|&&(offset, bytes, _)| {
+                        let next = offset == end && end - start < RUN_BYTES;
+                        end += u64::from(bytes) * u64::from(next);
+                        next
+                    })
+                    .count();
+                let (run, after) = rest.split_at(n.max(1));
+                buf.resize(usize::try_from(end - start).map_err(invalid)?, 0);
+                read_at(&source, &mut buf, start)?;
+                let mut pos = 0;
+                for &(_, bytes, hash) in run {
+                    let chunk = &buf[pos..pos + bytes as usize];
+                    if crate::base::hash::hash_bytes(chunk) != hash {
+                        return Err(invalid("extracted turns changed on disk"));
+                    }
+                    pos += chunk.len();
+                }
+                write_at(&dest, &buf, to)?;
+                to += buf.len() as u64;
+                rest = after;
+            }
+            Ok(())
+        };
+        std::thread::Builder::new()
+            .name("ccwiki-copy".into())
+            .spawn(move || copy().is_ok())
+            .ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::model::Turn;
+
+    fn prompt(i: usize) -> Turn {
+        Turn::Prompt {
+            ts: None,
+            text: crate::knowledge::model::Text::test(&format!(
+                "prompt {i} {}",
+                "x".repeat(i * 37 % 5000)
+            )),
+        }
+    }
+
+    #[test]
+    fn stored_turns_copied_later_are_the_chunks_laid_out_in_place() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let spill = Spill::in_dir(dir.path()).expect("spill");
+        // Two lists, their chunks apart in the file (another list's
+        // between), so the copy reads more than one run.
+        let mut a = Turns::from((0..120).map(prompt).collect::<Vec<_>>());
+        let mut between = Turns::from((0..30).map(prompt).collect::<Vec<_>>());
+        let mut b = Turns::from((200..260).map(prompt).collect::<Vec<_>>());
+        spill.stow(&mut a);
+        spill.stow(&mut between);
+        spill.stow(&mut b);
+        let (chunks, bytes) = Spill::chunks_in_place(&[&a, &b]).expect("all stored");
+        // What the cache would have written: each list's chunks encoded,
+        // one list after the other.
+        let mut expected = Vec::new();
+        let mut listed = Vec::new();
+        for turns in [&a, &b] {
+            let mut list = Vec::new();
+            spill
+                .encoded(turns, |bytes, n, hash| {
+                    list.push((expected.len() as u64, bytes.len() as u32, n, hash));
+                    expected.extend_from_slice(bytes);
+                    Ok(())
+                })
+                .expect("encoded");
+            listed.push(list);
+        }
+        let laid: Vec<Vec<(u64, u32, u32, u64)>> = (chunks.iter())
+            .map(|l| {
+                l.iter()
+                    .map(|c| (c.offset, c.bytes, c.turns, c.hash))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(laid, listed);
+        assert_eq!(bytes, expected.len() as u64);
+        let dest_path = dir.path().join("dest");
+        std::fs::write(&dest_path, b"head").expect("dest");
+        let dest = std::fs::File::options()
+            .write(true)
+            .open(&dest_path)
+            .expect("open");
+        let copy = spill.copy_later(&[&a, &b], dest, 4).expect("started");
+        let mut copies = Copies::default();
+        copies.push(copy);
+        assert!(copies.wait());
+        let written = std::fs::read(&dest_path).expect("read");
+        assert_eq!(&written[..4], b"head");
+        assert_eq!(&written[4..], &expected[..]);
+        // Held turns are not in place: nothing to copy later.
+        let held = Turns::from(vec![prompt(1)]);
+        assert!(Spill::chunks_in_place(&[&a, &held]).is_none());
+        assert_eq!(a.spilled_bytes(), a.stored_bytes());
+        assert_eq!(held.spilled_bytes(), 0);
+        // A chunk changed on disk fails the copy.
+        let Some((_, Piece::Stored { offset, .. })) = b.pieces.first() else {
+            panic!("stored: {:?}", b.pieces);
+        };
+        write_at(spill.file.as_ref().expect("file"), b"changed", *offset).expect("write");
+        let dest = std::fs::File::options()
+            .write(true)
+            .open(&dest_path)
+            .expect("open");
+        let mut copies = Copies::default();
+        copies.push(spill.copy_later(&[&b], dest, 4).expect("started"));
+        assert!(!copies.wait());
+    }
+}
