@@ -582,9 +582,8 @@ impl<'s> Cache<'s> {
     /// Copy the live states into this build's pack when the packs hold
     /// more dead states (superseded by later builds) than live ones, or
     /// when there are many packs: what a long `serve` session leaves.
-    /// Merge the packs when they are many or mostly dead, once `copies`
-    /// are done (their turns are copied with the rest); what is left of
-    /// `copies` to wait for.
+    /// `copies` are waited for first (the turns they copy are copied
+    /// with the rest); what is left of them to wait for is handed back.
     fn compact(&mut self, copies: Copies) -> Copies {
         let mut live: BTreeMap<&str, u64> = BTreeMap::new();
         for (_, e) in &self.new.files.0 {
