@@ -782,6 +782,64 @@ mod tests {
         assert_eq!(spilled, 0);
     }
 
+    /// Packs merged in a build whose large file is still being copied:
+    /// its turns are merged once copied, and serve the next build.
+    #[test]
+    fn packs_merged_while_a_copy_runs_keep_its_turns() {
+        let data = tempfile::tempdir().unwrap();
+        let cache_root = tempfile::tempdir().unwrap();
+        let out = data.path().join("site");
+        write_data(data.path());
+        let session = data.path().join("projects/-home-u-p/s1.jsonl");
+        let original = std::fs::read(&session).unwrap();
+        let r = Redactor::disabled();
+        let build = |roots: &[Root]| {
+            let mut cache = Cache::open(&out, Some(cache_root.path()), &r);
+            cache.piece_bytes = Some(16 << 10);
+            let spill = Spill::in_dir(cache_root.path()).unwrap();
+            let progress = crate::base::progress::Progress::default();
+            let x = extract_cached(roots, &r, &mut cache, &progress, &spill);
+            let stats = cache.stats;
+            let _ = cache.save().wait();
+            let text: Vec<String> = x.sessions.iter().map(|s| whole(s, &spill)).collect();
+            (text, stats)
+        };
+        let packs = || {
+            walkdir::WalkDir::new(cache_root.path())
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
+                .count()
+        };
+        // Each build reads the large file again (rewritten, so neither
+        // reused nor resumed) and copies its turns apart, and finds one
+        // more small session, whose entry keeps that build's pack live:
+        // past MAX_PACKS, they are merged in a build that copies.
+        let mut merged = 0;
+        for i in 0..MAX_PACKS + 2 {
+            let mut bytes = original.clone();
+            bytes[40] = b'a' + (i % 26) as u8;
+            std::fs::write(&session, &bytes).unwrap();
+            let extra = line(&format!("x{i}"), "u1", "user", r#""hello""#, false);
+            std::fs::write(session.with_file_name(format!("x{i}.jsonl")), extra).unwrap();
+            let roots = discover(&[data.path().to_path_buf()]).unwrap().roots;
+            let (_, stats) = build(&roots);
+            assert_eq!(stats.read, 2 + usize::from(i == 0), "build {i}");
+            merged += usize::from(i > 0 && packs() == 1);
+        }
+        assert!(
+            merged > 0,
+            "packs merged in a build that copied turns apart"
+        );
+        let roots = discover(&[data.path().to_path_buf()]).unwrap().roots;
+        let expected: Vec<String> = (extract(&roots, &r).sessions.iter())
+            .map(|s| whole(s, &Spill::none()))
+            .collect();
+        let (text, stats) = build(&roots);
+        assert_eq!((stats.reused, stats.read), (MAX_PACKS + 4, 0));
+        assert_eq!(text, expected);
+    }
+
     #[test]
     fn cached_turns_are_read_where_they_are_kept_and_checked() {
         let data = tempfile::tempdir().unwrap();
