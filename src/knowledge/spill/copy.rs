@@ -2,7 +2,7 @@
 //! cache's pack) on a thread of their own, as they lie: see
 //! [`Spill::copy_later`].
 
-use super::{invalid, read_at, write_at, Chunk, Piece, Spill, Turns, RUN_BYTES};
+use super::{write_at, Chunk, Piece, Spill, Turns, RUN_BYTES};
 
 /// Copies of spilled turns into other files, each on a thread of its own
 /// (see [`Spill::copy_later`]): waited for when dropped.
@@ -88,63 +88,45 @@ impl Spill {
         Some((chunks, at))
     }
 
-    /// Copy the stored bytes of `lists` (every turn in this file: see
-    /// [`Spill::chunks_in_place`]) into `dest` from `at`, as that lays
-    /// them out, on a thread of its own, each chunk checked against its
-    /// hash on the way: a large file's turns reach the cache while the
-    /// build goes on. The thread says whether all were copied. None when
-    /// the copy cannot start.
+    /// Copy the bytes of `lists` into `dest` from `at` on a thread of its
+    /// own, as [`Spill::encoded`] hands them (read a run at a time, each
+    /// chunk checked against its hash): when every turn is in this file,
+    /// the layout [`Spill::chunks_in_place`] gives. A large file's turns
+    /// reach the cache while the build goes on. The thread says whether
+    /// all were copied. None when the copy cannot start.
     pub fn copy_later(
         &self,
         lists: &[&Turns],
         dest: std::fs::File,
         at: u64,
     ) -> Option<std::thread::JoinHandle<bool>> {
-        let source = self.file.as_ref()?.try_clone().ok()?;
-        // (where in this file, bytes, hash) of each chunk, in order.
-        let chunks: Vec<(u64, u32, u64)> = (lists.iter())
-            .flat_map(|turns| &turns.pieces)
-            .map(|(_, piece)| match piece {
-                Piece::Stored {
-                    shelf: 0,
-                    offset,
-                    bytes,
-                    hash,
-                    ..
-                } => Some((*offset, *bytes, *hash)),
-                _ => None,
-            })
-            .collect::<Option<_>>()?;
+        // A spill of the thread's own over the same file (the lists of a
+        // stored file are a few bytes a chunk).
+        let reader = Spill {
+            file: Some(self.file.as_ref()?.try_clone().ok()?),
+            dir: self.dir.clone(),
+            ..Spill::default()
+        };
+        let lists: Vec<Turns> = lists.iter().map(|&turns| turns.clone()).collect();
         let copy = move || -> std::io::Result<()> {
             let mut buf = Vec::new();
             let mut to = at;
-            let mut rest = chunks.as_slice();
-            while let Some(&(start, ..)) = rest.first() {
-                // Chunks side by side in this file are read as one.
-                let mut end = start;
-                let n = (rest.iter())
-                    .take_while(|&&(offset, bytes, _)| {
-                        let next = offset == end && end - start < RUN_BYTES;
-                        end += u64::from(bytes) * u64::from(next);
-                        next
-                    })
-                    .count();
-                let (run, after) = rest.split_at(n.max(1));
-                buf.resize(usize::try_from(end - start).map_err(invalid)?, 0);
-                read_at(&source, &mut buf, start)?;
-                let mut pos = 0;
-                for &(_, bytes, hash) in run {
-                    let chunk = &buf[pos..pos + bytes as usize];
-                    if crate::base::hash::hash_bytes(chunk) != hash {
-                        return Err(invalid("extracted turns changed on disk"));
-                    }
-                    pos += chunk.len();
-                }
-                write_at(&dest, &buf, to)?;
+            let mut write = |buf: &mut Vec<u8>| {
+                write_at(&dest, buf, to)?;
                 to += buf.len() as u64;
-                rest = after;
+                buf.clear();
+                Ok::<_, std::io::Error>(())
+            };
+            for turns in &lists {
+                reader.encoded(turns, |bytes, _, _| {
+                    buf.extend_from_slice(bytes);
+                    match buf.len() as u64 >= RUN_BYTES {
+                        true => write(&mut buf),
+                        false => Ok(()),
+                    }
+                })?;
             }
-            Ok(())
+            write(&mut buf)
         };
         std::thread::Builder::new()
             .name("ccwiki-copy".into())
