@@ -243,9 +243,9 @@ impl LoadedFile<'_> {
                         href: c.href.as_str().into(),
                     },
                     diff: match (shown, &call.diff) {
-                        (true, Some(diff)) => diff.clone(),
-                        (true, None) => super::diff::diff(&p.path, &call.edits),
-                        (false, _) => String::new(),
+                        (true, Some(diff)) => diff.as_str().into(),
+                        (true, None) => super::diff::diff(&p.path, &call.edits).into(),
+                        (false, _) => "".into(),
                     },
                     elided: !shown,
                 })

@@ -624,8 +624,9 @@ pub struct ChangeView<'m> {
     /// The session page the call is on.
     pub session: Link,
     /// The change's diff, as HTML (a `<span>` a line, its class the
-    /// line's kind); empty when `elided`.
-    pub diff: String,
+    /// line's kind); empty when `elided`. Borrowed when its session page
+    /// made it.
+    pub diff: std::borrow::Cow<'m, str>,
     /// True when the page leaves this change's diff to its session page
     /// (the page shows the diffs of a file's latest changes only).
     pub elided: bool,
