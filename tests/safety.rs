@@ -257,9 +257,19 @@ fn a_killed_build_leaves_either_the_old_or_the_new_site() {
         let _ = child.kill();
         let _ = child.wait();
         let now = common::read_tree(&out);
+        let differing = |other: &std::collections::BTreeMap<String, Vec<u8>>| {
+            (now.keys().chain(other.keys()))
+                .filter(|k| now.get(*k) != other.get(*k))
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+        };
         assert!(
             now == old || now == new,
-            "after a kill at {delay_ms} ms the site is neither the old nor the new one"
+            "after a kill at {delay_ms} ms the site is neither the old nor the new one: \
+             {:?} differ from the old, {:?} from the new",
+            differing(&old),
+            differing(&new)
         );
         // Put the old site back for the next round.
         if now == new {

@@ -242,3 +242,38 @@ fn unknown_theme_and_bad_config_are_usage_errors() {
         "{list}"
     );
 }
+
+#[test]
+fn an_overridden_turns_partial_is_used_and_makes_what_the_built_in_one_does() {
+    // With the built-in templates, turns are written without Tera
+    // (`output::turns`); an override of the partial goes through Tera.
+    // The same text with a mark before it must give the same pages, mark
+    // aside: the two ways agree on real sessions, and the override is used.
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    build(&plain, "default", None);
+    let built_in = ccwiki::output::render::BUILTIN_TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == "partials/turns.html")
+        .unwrap()
+        .1;
+    let repo = tmp.path().join("repo");
+    write(
+        &repo.join("templates/partials/turns.html"),
+        &format!("<!-- mine -->{built_in}"),
+    );
+    let custom = tmp.path().join("custom");
+    build(&custom, "default", Some(&repo));
+    let (a, b) = (common::read_tree(&plain), common::read_tree(&custom));
+    let mut sessions = 0;
+    for (path, page) in &a {
+        let theirs = String::from_utf8_lossy(&b[path]).into_owned();
+        let ours = String::from_utf8_lossy(page).into_owned();
+        if ours.contains("class=\"conversation\"") {
+            sessions += 1;
+            assert!(theirs.contains("<!-- mine -->"), "{path}: override used");
+        }
+        assert_eq!(theirs.replace("<!-- mine -->", ""), ours, "{path}");
+    }
+    assert!(sessions > 5, "{sessions} session pages");
+}

@@ -10,6 +10,13 @@ use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, LinkType, Options, Pars
 
 /// Render `text` as HTML. `root` is the page's path back to the site root.
 pub fn render(text: &str, root: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    render_into(text, root, &mut out);
+    out
+}
+
+/// [`render`], appended to `out`.
+pub fn render_into(text: &str, root: &str, out: &mut String) {
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_TABLES);
     opts.insert(Options::ENABLE_STRIKETHROUGH);
@@ -85,9 +92,8 @@ pub fn render(text: &str, root: &str) -> String {
         },
         other => Some(other),
     });
-    let mut out = String::with_capacity(text.len() + text.len() / 4);
-    html::push_html(&mut out, events);
-    out
+    out.reserve(text.len() + text.len() / 4);
+    html::push_html(out, events);
 }
 
 /// A fenced block as `<pre><code>`, coloured when it is not too long.

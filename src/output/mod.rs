@@ -5,4 +5,5 @@ pub mod markdown;
 pub mod render;
 mod swap;
 pub mod theme;
+pub mod turns;
 pub mod write;

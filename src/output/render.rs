@@ -160,6 +160,10 @@ struct PageInfo<'a> {
 /// A configured Tera instance and the static files to copy.
 pub struct Renderer {
     tera: Tera,
+    /// Whether session pages get their turns as HTML written by
+    /// [`crate::output::turns`] (the templates in use show them as the
+    /// built-in ones do) rather than as views for Tera to walk.
+    turns_written: bool,
     /// Hash of everything besides a page's own context that shapes its HTML.
     fingerprint: u64,
     static_files: Vec<(String, Vec<u8>)>,
@@ -191,6 +195,14 @@ impl Renderer {
         tera.register_filter("markdown", markdown_filter);
         tera.add_raw_templates(templates.clone())
             .map_err(tmpl_err)?;
+        let turns_written = crate::output::turns::shows_turns_as_built_in(
+            |name| resolve(&templates, name),
+            builtin,
+        );
+        if turns_written {
+            tera.add_raw_template("partials/turns.html", crate::output::turns::PRINT_TURNS)
+                .map_err(tmpl_err)?;
+        }
         tera.global_context().insert("nav", NAV);
         tera.global_context().insert(
             "site",
@@ -218,6 +230,7 @@ impl Renderer {
         };
         Ok(Renderer {
             tera,
+            turns_written,
             fingerprint,
             static_files,
             place,
@@ -326,7 +339,14 @@ impl Renderer {
                 page,
                 stager,
                 |h| s.input_key(h),
-                |input| self.write(page, &s.load()?.view(), stager, input),
+                |input| {
+                    let loaded = s.load()?;
+                    let mut view = loaded.view();
+                    if self.turns_written {
+                        crate::output::turns::write_all(&mut view, &page.root());
+                    }
+                    self.write(page, &view, stager, input)
+                },
             ),
             View::File(f) => self.keep_or_make(
                 page,
@@ -398,7 +418,7 @@ fn render_sessions(site: &Site<'_>, r: &Renderer, stager: &Stager) -> Result<(),
 }
 
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown.
-fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<Value> {
+pub(crate) fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<Value> {
     let root: &str = kwargs.get("root")?.unwrap_or("");
     Ok(Value::safe_string(&crate::output::markdown::render(
         text, root,
@@ -446,6 +466,27 @@ fn layers(opts: &RenderOptions, theme: &Theme) -> Result<Layers, Error> {
     static_files.retain(|(p, _)| seen.insert(p.clone()));
     static_files.reverse();
     Ok((templates, static_files))
+}
+
+/// The text the template `name` resolves to among `templates` (named
+/// by layer, as [`layers`] gives them): the wiki repository's, else the
+/// theme's, else the built-in one.
+fn resolve<'t>(templates: &'t [(String, String)], name: &str) -> Option<&'t str> {
+    let named = |full: &str| {
+        (templates.iter().rev())
+            .find(|(n, _)| n == full)
+            .map(|(_, src)| src.as_str())
+    };
+    named(name)
+        .or_else(|| named(&format!("{THEME_PREFIX}{name}")))
+        .or_else(|| named(&format!("{BUILTIN_PREFIX}{name}")))
+}
+
+/// The built-in template `name`'s text.
+pub(crate) fn builtin(name: &str) -> Option<&'static str> {
+    (BUILTIN_TEMPLATES.iter())
+        .find(|(n, _)| *n == name)
+        .map(|(_, src)| *src)
 }
 
 /// The names of the templates (theme's and wiki repository's) whose

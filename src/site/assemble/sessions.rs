@@ -10,7 +10,7 @@ use super::paging::{
 use super::projects::tool_counts;
 use super::shared_diffs::SharedDiffs;
 use super::views::{
-    BlockView, Link, ListView, MonthGroup, SessionRow, SessionView, SubagentView, TurnView,
+    BlockView, Link, ListView, MonthGroup, SessionRow, SessionView, SubagentView, TurnView, Turns,
 };
 use super::{Page, View};
 use crate::knowledge::model::{Block, CompactKind, Session, SubagentLayout, ToolCall, Turn};
@@ -512,7 +512,7 @@ impl LoadedPage<'_> {
             facet: p.extra.facet.map(super::views::FacetView::of),
             setup: p.extra.setup.to_vec(),
             tools,
-            turns,
+            turns: Turns::Views(turns),
             subagents: s.subagents[p.span.subagents.clone()]
                 .iter()
                 .zip(&self.subagents)
@@ -529,7 +529,7 @@ impl LoadedPage<'_> {
                     agent_type: a.agent_type.as_deref(),
                     description: a.description.as_deref(),
                     assistant_turns: a.assistant_turns,
-                    turns: turn_views(agent_turns, &format!("s{}-", k + 1)),
+                    turns: Turns::Views(turn_views(agent_turns, &format!("s{}-", k + 1))),
                     called_from: p.agents.call_page.get(k).copied().flatten().map(|page| {
                         format!("{}#task-{}", session_page_href(p.first_href, page), k + 1)
                     }),

@@ -240,6 +240,18 @@ pub enum TurnView<'m> {
     },
 }
 
+/// A conversation's turns as a session page's template gets them: their
+/// views, or the HTML the built-in `partials/turns.html` makes of them,
+/// written without a template when the built-in templates show them
+/// (`output::turns`): a page is mostly its turns, and a template walking
+/// them took a third of rendering.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Turns<'m> {
+    Views(Vec<TurnView<'m>>),
+    Html(String),
+}
+
 #[derive(Debug, Serialize)]
 pub struct SubagentView<'m> {
     /// 1-based, across all pages: the `agent-N` anchor.
@@ -250,7 +262,7 @@ pub struct SubagentView<'m> {
     pub agent_type: Option<&'m str>,
     pub description: Option<&'m str>,
     pub assistant_turns: u64,
-    pub turns: Vec<TurnView<'m>>,
+    pub turns: Turns<'m>,
     /// The call that started it (from the site's root), when known.
     pub called_from: Option<String>,
 }
@@ -283,7 +295,7 @@ pub struct SessionView<'m> {
     /// The agents, commands, skills and instruction files it used.
     pub setup: Vec<Link>,
     pub tools: Vec<ToolCount>,
-    pub turns: Vec<TurnView<'m>>,
+    pub turns: Turns<'m>,
     pub subagents: Vec<SubagentView<'m>>,
     /// This page's number (1-based) and the session's page count.
     pub page: usize,

@@ -1,0 +1,389 @@
+//! The built-in `partials/turns.html`, written without a template.
+//!
+//! A session page is mostly its turns, and walking them with Tera (every
+//! turn and block turned into a template value, then looked up field by
+//! field) took a third of rendering. When the templates in use show turns
+//! as the built-in ones do (see [`shows_turns_as_built_in`]), the turns are
+//! written here instead, byte for byte what the built-in template makes:
+//! a test renders random turns both ways and compares. A theme or wiki
+//! that overrides one of those templates gets them through Tera, as before.
+
+use crate::output::markdown::render_into as markdown;
+use crate::site::assemble::views::{BlockView, SessionView, TurnView, Turns};
+
+/// The templates whose built-in text this module stands in for: the
+/// session page, which hands `turns` to the turns partial, that partial,
+/// and the diff partial it includes.
+pub const STOOD_IN_FOR: [&str; 3] = ["session.html", "partials/turns.html", "partials/diff.html"];
+
+/// The turns partial used while turns come as HTML: it prints them.
+pub const PRINT_TURNS: &str = "{{ turns | safe }}";
+
+/// Whether the templates in use show turns as the built-in ones do:
+/// `resolved` gives the text a template name resolves to, and `built_in`
+/// the built-in text.
+pub fn shows_turns_as_built_in<'r, 'b>(
+    resolved: impl Fn(&str) -> Option<&'r str>,
+    built_in: impl Fn(&str) -> Option<&'b str>,
+) -> bool {
+    STOOD_IN_FOR
+        .iter()
+        .all(|name| resolved(name).is_some() && resolved(name) == built_in(name))
+}
+
+/// Write the session page's turns, and its sub-agents', as HTML: `root`
+/// is the page's path back to the site root.
+pub fn write_all(view: &mut SessionView<'_>, root: &str) {
+    to_html(&mut view.turns, root);
+    for a in &mut view.subagents {
+        to_html(&mut a.turns, root);
+    }
+}
+
+fn to_html(turns: &mut Turns<'_>, root: &str) {
+    if let Turns::Views(views) = turns {
+        let mut html = String::new();
+        write(views, root, &mut html);
+        *turns = Turns::Html(html);
+    }
+}
+
+/// Append what `{% include "partials/turns.html" %}` makes of `turns`.
+pub fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
+    // Each string below is the template's text between two of its tags;
+    // the comments name the template lines they come from.
+    for t in turns {
+        out.push('\n'); // after `{% for t in turns %}`
+        match t {
+            TurnView::Prompt { time, text, anchor } => {
+                out.push_str("\n<div class=\"turn prompt\" id=\"");
+                escape(out, anchor);
+                out.push_str("\">\n  <div class=\"who\">You");
+                time_in(out, " <time>", time.as_deref());
+                out.push_str("</div>\n  <div class=\"prose\">");
+                markdown(text, root, out);
+                out.push_str("</div>\n</div>\n");
+            }
+            TurnView::Assistant {
+                time,
+                blocks,
+                anchor,
+                continued,
+                ..
+            } => assistant(time.as_deref(), blocks, anchor, *continued, root, out),
+            TurnView::Command { name, args, .. } => {
+                out.push_str(
+                    "\n<div class=\"turn command\"><span class=\"who\">You ran</span> <code>",
+                );
+                escape(out, name);
+                if !args.is_empty() {
+                    out.push(' ');
+                    escape(out, args);
+                }
+                out.push_str("</code></div>\n");
+            }
+            TurnView::Output { text } => {
+                out.push_str(
+                    "\n<details class=\"turn output\"><summary>Command output</summary><pre>",
+                );
+                escape(out, text);
+                out.push_str("</pre></details>\n");
+            }
+            TurnView::Compaction {
+                time,
+                micro,
+                summary,
+            } => {
+                out.push_str(
+                    "\n<div class=\"turn compaction\" role=\"separator\">\n  <p class=\"marker\">",
+                );
+                out.push_str(match micro {
+                    true => "Context micro-compacted",
+                    false => "Conversation compacted",
+                });
+                time_in(out, " at <time>", time.as_deref());
+                out.push_str("</p>\n  ");
+                if let Some(summary) = summary.filter(|s| !s.is_empty()) {
+                    out.push_str("<details><summary>Summary kept by the model</summary><div class=\"prose\">");
+                    markdown(summary, root, out);
+                    out.push_str("</div></details>");
+                }
+                out.push_str("\n</div>\n");
+            }
+        }
+        out.push('\n'); // after the turn's `{% endif %}`
+    }
+    out.push('\n'); // after `{% endfor %}`, the template's last line
+}
+
+/// An assistant turn: who speaks (unless it goes on from the turn
+/// before), then its blocks.
+fn assistant(
+    time: Option<&str>,
+    blocks: &[BlockView<'_>],
+    anchor: &str,
+    continued: bool,
+    root: &str,
+    out: &mut String,
+) {
+    out.push_str("\n<div class=\"turn assistant");
+    if continued {
+        out.push_str(" continued");
+    }
+    out.push_str("\" id=\"");
+    escape(out, anchor);
+    out.push_str("\">\n  ");
+    if !continued {
+        out.push_str("<div class=\"who\">Claude");
+        time_in(out, " <time>", time);
+        out.push_str("</div>");
+    }
+    out.push_str("\n  ");
+    for b in blocks {
+        out.push_str("\n  "); // after `{% for b in t.blocks %}`
+        block(b, root, out);
+        out.push_str("\n  "); // after the block's `{% endif %}`
+    }
+    out.push_str("\n</div>\n");
+}
+
+/// One block of an assistant turn.
+fn block(b: &BlockView<'_>, root: &str, out: &mut String) {
+    match b {
+        BlockView::Text { text } => {
+            out.push_str("<div class=\"prose\">");
+            markdown(text, root, out);
+            out.push_str("</div>\n  ");
+        }
+        BlockView::Tool {
+            name,
+            arg,
+            input,
+            result,
+            cut,
+            error,
+            agent_href,
+            anchor,
+            diff,
+            ..
+        } => {
+            out.push_str("<details class=\"tool");
+            if *error {
+                out.push_str(" failed");
+            }
+            out.push('"');
+            if let Some(anchor) = nonempty(anchor.as_deref()) {
+                out.push_str(" id=\"");
+                escape(out, anchor);
+                out.push('"');
+            }
+            out.push_str("><summary><span class=\"tool-name\">");
+            escape(out, name);
+            out.push_str("</span> <code class=\"tool-arg\">");
+            escape(out, arg);
+            out.push_str("</code>");
+            if *error {
+                out.push_str(" <span class=\"tool-error\">error</span>");
+            }
+            out.push_str("</summary>\n  ");
+            if let Some(href) = nonempty(agent_href.as_deref()) {
+                out.push_str("<p class=\"tool-agent\"><a href=\"");
+                escape(out, root);
+                escape(out, href);
+                out.push_str("\">↓ The sub-agent it started</a></p>");
+            }
+            out.push_str("\n  ");
+            if !input.is_empty() {
+                out.push_str("<pre class=\"tool-input\">");
+                escape(out, input);
+                out.push_str("</pre>");
+            }
+            out.push_str("\n  ");
+            if !diff.is_empty() {
+                // `partials/diff.html`, which prints the diff `| safe`.
+                out.push_str("<pre class=\"diff\">");
+                out.push_str(diff);
+                out.push_str("</pre>\n");
+            }
+            out.push_str("\n  ");
+            if let Some(result) = nonempty(*result) {
+                out.push_str("<p class=\"tool-result-label\">");
+                out.push_str(if *error { "Error" } else { "Result" });
+                if let Some(cut) = nonempty(cut.as_deref()) {
+                    out.push_str(" (the start of ");
+                    escape(out, cut);
+                    out.push(')');
+                }
+                out.push_str("</p><pre class=\"tool-result\">");
+                escape(out, result);
+                out.push_str("</pre>");
+            } else if !input.is_empty() {
+                out.push_str("<p class=\"tool-result-label\">No result recorded</p>");
+            }
+            out.push_str("\n  </details>\n  ");
+        }
+    }
+}
+
+/// `{% if time %}LEAD{{ time }}</time>{% endif %}`.
+fn time_in(out: &mut String, lead: &str, time: Option<&str>) {
+    if let Some(time) = nonempty(time) {
+        out.push_str(lead);
+        escape(out, time);
+        out.push_str("</time>");
+    }
+}
+
+/// A template's `{% if x %}` of an optional text: an empty one is false.
+fn nonempty(s: Option<&str>) -> Option<&str> {
+    s.filter(|s| !s.is_empty())
+}
+
+/// Tera's escaping of `{{ x }}` in an HTML template (the `fast` feature's).
+fn escape(out: &mut String, text: &str) {
+    // Writing to a String cannot fail.
+    let _ = pulldown_cmark_escape::escape_html(&mut *out, text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::render::{markdown_filter, BUILTIN_TEMPLATES};
+    use proptest::prelude::*;
+
+    /// A Tera with the built-in turns and diff partials, as pages have them.
+    fn tera() -> tera::Tera {
+        let mut tera = tera::Tera::new();
+        tera.autoescape_on([".html"]);
+        tera.register_filter("markdown", markdown_filter);
+        let partials = BUILTIN_TEMPLATES
+            .iter()
+            .filter(|(n, _)| *n == "partials/turns.html" || *n == "partials/diff.html");
+        tera.add_raw_templates(partials.map(|(n, src)| (n.to_string(), src.to_string())))
+            .unwrap();
+        tera.add_raw_template("page.html", "{% include \"partials/turns.html\" %}")
+            .unwrap();
+        tera
+    }
+
+    fn through_tera(tera: &tera::Tera, turns: &[TurnView<'_>], root: &str) -> String {
+        let mut ctx = tera::Context::new();
+        ctx.insert("turns", turns);
+        ctx.insert("root", root);
+        tera.render("page.html", &ctx).unwrap()
+    }
+
+    /// Text with what HTML, Markdown and Tera's truth tests care about:
+    /// markup characters, quotes, newlines, fences, links, and empty text.
+    fn text() -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            Just(String::new()),
+            "[a-z <>&\"'`*_#\\[\\]()\n-]{1,24}",
+            Just("```rust\nfn main() {}\n```\n".to_string()),
+            Just("[a link](https://example.com) and [yours](src/x.rs)".to_string()),
+            Just("- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |".to_string()),
+        ]
+        .prop_map(|s| &*s.leak())
+    }
+
+    fn owned() -> impl Strategy<Value = String> {
+        text().prop_map(str::to_string)
+    }
+
+    fn block() -> impl Strategy<Value = BlockView<'static>> {
+        prop_oneof![
+            text().prop_map(|text| BlockView::Text { text }),
+            (
+                (text(), text(), text(), proptest::option::of(text())),
+                (proptest::option::of(owned()), any::<bool>()),
+                (
+                    proptest::option::of(owned()),
+                    proptest::option::of(owned()),
+                    prop_oneof![
+                        Just(String::new()),
+                        Just("<span class=\"add\">+ x</span>".to_string())
+                    ],
+                ),
+            )
+                .prop_map(
+                    |((name, arg, input, result), (cut, error), (agent_href, anchor, diff))| {
+                        BlockView::Tool {
+                            name,
+                            arg,
+                            input,
+                            result,
+                            cut,
+                            error,
+                            launches: None,
+                            agent_href,
+                            anchor,
+                            diff,
+                        }
+                    }
+                ),
+        ]
+    }
+
+    fn turn() -> impl Strategy<Value = TurnView<'static>> {
+        let time = || proptest::option::of(owned());
+        prop_oneof![
+            (time(), text(), owned()).prop_map(|(time, text, anchor)| TurnView::Prompt {
+                time,
+                text,
+                anchor
+            }),
+            (
+                time(),
+                proptest::collection::vec(block(), 0..4),
+                owned(),
+                any::<bool>()
+            )
+                .prop_map(|(time, blocks, anchor, continued)| TurnView::Assistant {
+                    time,
+                    model: None,
+                    blocks,
+                    anchor,
+                    continued,
+                }),
+            (time(), text(), text()).prop_map(|(time, name, args)| TurnView::Command {
+                time,
+                name,
+                args
+            }),
+            text().prop_map(|text| TurnView::Output { text }),
+            (time(), any::<bool>(), proptest::option::of(text())).prop_map(
+                |(time, micro, summary)| TurnView::Compaction {
+                    time,
+                    micro,
+                    summary,
+                }
+            ),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn written_turns_are_what_the_built_in_template_makes(
+            turns in proptest::collection::vec(turn(), 0..6),
+            root in prop_oneof![Just(""), Just("../../"), Just("a\"&<")],
+        ) {
+            let mut written = String::new();
+            write(&turns, root, &mut written);
+            prop_assert_eq!(written, through_tera(&tera(), &turns, root));
+        }
+    }
+
+    #[test]
+    fn only_the_built_in_templates_are_stood_in_for() {
+        let built_in = crate::output::render::builtin;
+        assert!(shows_turns_as_built_in(built_in, built_in));
+        for changed in STOOD_IN_FOR {
+            let resolved = |name: &str| match name == changed {
+                true => Some("{{ turns }}"),
+                false => built_in(name),
+            };
+            assert!(!shows_turns_as_built_in(resolved, built_in), "{changed}");
+        }
+        assert!(!shows_turns_as_built_in(|_| None, |_| None));
+    }
+}
