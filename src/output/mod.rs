@@ -1,5 +1,6 @@
 //! The output layer: render pages with Tera and write the site atomically.
 
+mod folders;
 pub mod manifest;
 pub mod markdown;
 pub mod render;

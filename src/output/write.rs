@@ -6,6 +6,7 @@
 //! swapped in at the end, so an interrupted or failed build leaves the
 //! previous site as it was.
 
+use super::folders::Folders;
 use super::swap;
 use crate::base::error::Error;
 use rayon::prelude::*;
@@ -105,6 +106,8 @@ fn is_contained(rel: &str) -> bool {
 pub struct Stager {
     out: PathBuf,
     staging: PathBuf,
+    /// Both folders, where pages are placed by their paths in the site.
+    folders: Folders,
     /// This build's id: it names and proves the staging directory.
     id: String,
     /// What the last build wrote, its entries taken as this build's
@@ -141,9 +144,11 @@ impl Stager {
             source,
         })?;
         swap::claim(&staging, &id)?;
+        let folders = Folders::open(&staging, out).map_err(|e| Error::io(&staging, e))?;
         let stager = Stager {
             out: out.to_path_buf(),
             staging,
+            folders,
             id,
             previous: Mutex::new(previous),
             manifest: Mutex::new(BTreeMap::new()),
@@ -167,13 +172,13 @@ impl Stager {
         let len = bytes.len() as u64;
         let (key, old) = self.take_previous(rel).unzip();
         let same = old.filter(|r| r.hash == hash && r.len == len);
-        let record = match same.and_then(|r| Some((r, self.link_old(rel, &p, &r)?))) {
+        let record = match same.and_then(|r| Some((r, self.link_old(rel, &r)?))) {
             Some((r, mtime)) => FileRecord { input, mtime, ..r },
             None => FileRecord {
                 hash,
                 len,
                 input,
-                mtime: write_file(&p, bytes)?,
+                mtime: self.write_new(rel, &p, bytes)?,
             },
         };
         self.remember(key.unwrap_or_else(|| rel.to_string()), record);
@@ -187,8 +192,8 @@ impl Stager {
         let Some(record) = self.previous_record(rel).filter(same) else {
             return Ok(false);
         };
-        let p = self.prepare(rel)?;
-        let Some(mtime) = self.link_old(rel, &p, &record) else {
+        self.prepare(rel)?;
+        let Some(mtime) = self.link_old(rel, &record) else {
             // Left for [`Stager::put`], which compares the bytes.
             return Ok(false);
         };
@@ -222,29 +227,36 @@ impl Stager {
                 ),
             ));
         }
-        if let Some(dir) = p.parent() {
-            fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        if let Some(dir) = Path::new(rel).parent() {
+            (self.folders.make_dir(dir)).map_err(|e| Error::io(self.staging.join(dir), e))?;
         }
         Ok(p)
     }
 
-    /// Hard-link the old site's `rel` to `p`, if it still holds the bytes
+    /// Write `bytes` to the new file `rel` (at `p`); its modification time (ns).
+    fn write_new(&self, rel: &str, p: &Path, bytes: &[u8]) -> Result<i64, Error> {
+        use std::io::Write;
+        let mut f = self.folders.create(rel).map_err(|e| Error::io(p, e))?;
+        f.write_all(bytes).map_err(|e| Error::io(p, e))?;
+        let meta = f.metadata().map_err(|e| Error::io(p, e))?;
+        Ok(crate::base::dirs::mtime_nanos(&meta))
+    }
+
+    /// Hard-link the old site's `rel` to the new one, if it still holds the bytes
     /// `record` describes (a file edited by hand since is written anew);
     /// the file's modification time. A file with the length and time the
     /// last build left it is not read.
-    fn link_old(&self, rel: &str, p: &Path, record: &FileRecord) -> Option<i64> {
-        let old = self.out.join(rel);
-        let meta = fs::symlink_metadata(&old).ok()?;
-        let mtime = crate::base::dirs::mtime_nanos(&meta);
-        let regular = meta.is_file() && meta.len() == record.len;
-        let intact = regular
-            && (mtime == record.mtime
-                || fs::read(&old).is_ok_and(|b| crate::base::hash::hash_bytes(&b) == record.hash));
-        if !(intact && fs::hard_link(&old, p).is_ok()) {
+    fn link_old(&self, rel: &str, record: &FileRecord) -> Option<i64> {
+        let old = self.folders.old_file(rel)?;
+        let intact = old.len == record.len
+            && (old.mtime == record.mtime
+                || fs::read(self.out.join(rel))
+                    .is_ok_and(|b| crate::base::hash::hash_bytes(&b) == record.hash));
+        if !(intact && self.folders.link_old(rel).is_ok()) {
             return None;
         }
         self.unchanged.fetch_add(1, Ordering::Relaxed);
-        Some(mtime)
+        Some(old.mtime)
     }
 
     /// Remember the file at `rel` in the new site, not a page: its length
@@ -358,15 +370,6 @@ impl Drop for Stager {
             let _ = swap::remove_proven(&self.staging);
         }
     }
-}
-
-/// Write `bytes` to a new file at `p`; its modification time (ns).
-fn write_file(p: &Path, bytes: &[u8]) -> Result<i64, Error> {
-    use std::io::Write;
-    let mut f = fs::File::create(p).map_err(|e| Error::io(p, e))?;
-    f.write_all(bytes).map_err(|e| Error::io(p, e))?;
-    let meta = f.metadata().map_err(|e| Error::io(p, e))?;
-    Ok(crate::base::dirs::mtime_nanos(&meta))
 }
 
 /// Copy `from` to `to`: a file, or a folder with everything plain in it;
