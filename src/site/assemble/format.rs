@@ -52,7 +52,23 @@ fn push_day(s: &mut String, t: &DateTime<Utc>) {
 
 /// `09:05`.
 fn push_clock(s: &mut String, t: &DateTime<Utc>) {
-    let _ = write!(s, "{:02}:{:02}", t.hour(), t.minute());
+    s.push_str(clock_text(t).as_str());
+}
+
+/// A time's `09:05`, held without allocating.
+pub(super) struct ClockText([u8; 5]);
+
+impl ClockText {
+    pub(super) fn as_str(&self) -> &str {
+        // Digits and a colon: always UTF-8.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+pub(super) fn clock_text(t: &DateTime<Utc>) -> ClockText {
+    let digit = |n: u32| b'0' + (n % 10) as u8;
+    let (h, m) = (t.hour(), t.minute());
+    ClockText([digit(h / 10), digit(h), b':', digit(m / 10), digit(m)])
 }
 
 /// A human duration: `45 s`, `12 min`, `2 h 05 min`.

@@ -334,13 +334,9 @@ fn clock_time<S: serde::Serializer>(
     ts: &chrono::DateTime<chrono::Utc>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    // By hand: chrono's `format` reads its pattern anew at every call, and
-    // a long timeline has tens of thousands of entries, hashed every build.
-    use chrono::Timelike;
-    let digit = |n: u32| b'0' + (n % 10) as u8;
-    let (h, m) = (ts.hour(), ts.minute());
-    let clock = [digit(h / 10), digit(h), b':', digit(m / 10), digit(m)];
-    s.serialize_str(std::str::from_utf8(&clock).unwrap_or_default())
+    // Without allocating: a long timeline has tens of thousands of
+    // entries, hashed every build.
+    s.serialize_str(super::format::clock_text(ts).as_str())
 }
 
 /// One day of a timeline page: a run of the timeline's entries, which
