@@ -14,7 +14,7 @@ use crate::site::assemble::views::{BlockView, SessionView, TurnView, Turns};
 /// The templates whose built-in text this module stands in for: the
 /// session page, which hands `turns` to the turns partial, that partial,
 /// and the diff partial it includes.
-pub const STOOD_IN_FOR: [&str; 3] = ["session.html", "partials/turns.html", "partials/diff.html"];
+const STOOD_IN_FOR: [&str; 3] = ["session.html", "partials/turns.html", "partials/diff.html"];
 
 /// The turns partial used while turns come as HTML: it prints them.
 pub const PRINT_TURNS: &str = "{{ turns | safe }}";
@@ -49,9 +49,9 @@ fn to_html(turns: &mut Turns<'_>, root: &str) {
 }
 
 /// Append what `{% include "partials/turns.html" %}` makes of `turns`.
-pub fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
+fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
     // Each string below is the template's text between two of its tags;
-    // the comments name the template lines they come from.
+    // where it is not plain, a comment names the tag it follows.
     for t in turns {
         out.push('\n'); // after `{% for t in turns %}`
         match t {
