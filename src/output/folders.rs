@@ -37,8 +37,9 @@ mod unix {
         out: Option<OwnedFd>,
     }
 
+    /// The folder `path` itself: a link in its place is not followed.
     fn open_dir(path: &Path) -> io::Result<OwnedFd> {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         Ok(openat(CWD, path, flags, Mode::empty())?)
     }
 
@@ -204,6 +205,21 @@ mod tests {
         std::os::unix::fs::symlink(tmp.path().join("secret"), out.join("page.html")).unwrap();
         let f = Folders::open(&staging, &out).unwrap();
         assert!(f.old_file("page.html").is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_old_site_that_is_a_link_is_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (staging, elsewhere) = (tmp.path().join("new"), tmp.path().join("elsewhere"));
+        fs::create_dir(&staging).unwrap();
+        fs::create_dir(&elsewhere).unwrap();
+        fs::write(elsewhere.join("index.html"), "not the site").unwrap();
+        let out = tmp.path().join("old");
+        std::os::unix::fs::symlink(&elsewhere, &out).unwrap();
+        let f = Folders::open(&staging, &out).unwrap();
+        assert!(f.old_file("index.html").is_none());
+        assert!(f.link_old("index.html").is_err());
     }
 
     #[test]
