@@ -167,7 +167,7 @@ impl Stager {
     /// Add one file, `rel` relative to the site root. `input` is a hash of
     /// what produced the bytes (0 if unknown), remembered for [`Stager::reuse`].
     pub fn put(&self, rel: &str, bytes: &[u8], input: u64) -> Result<(), Error> {
-        let p = self.prepare(rel)?;
+        self.prepare(rel)?;
         let hash = crate::base::hash::hash_bytes(bytes);
         let len = bytes.len() as u64;
         let (key, old) = self.take_previous(rel).unzip();
@@ -178,7 +178,7 @@ impl Stager {
                 hash,
                 len,
                 input,
-                mtime: self.write_new(rel, &p, bytes)?,
+                mtime: self.write_new(rel, bytes)?,
             },
         };
         self.remember(key.unwrap_or_else(|| rel.to_string()), record);
@@ -215,12 +215,12 @@ impl Stager {
         self.previous.lock().ok()?.remove_entry(rel)
     }
 
-    /// The staging path for `rel`, its folder created; refuses escaping paths.
-    fn prepare(&self, rel: &str) -> Result<PathBuf, Error> {
-        let p = self.staging.join(rel);
+    /// Make the folder of `rel` in the new site; refuses escaping paths.
+    /// (Paths from the root are made only to name an error.)
+    fn prepare(&self, rel: &str) -> Result<(), Error> {
         if !is_contained(rel) {
             return Err(Error::io(
-                p,
+                self.staging.join(rel),
                 std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
                     "refusing a path that leaves the output directory",
@@ -230,15 +230,16 @@ impl Stager {
         if let Some(dir) = Path::new(rel).parent() {
             (self.folders.make_dir(dir)).map_err(|e| Error::io(self.staging.join(dir), e))?;
         }
-        Ok(p)
+        Ok(())
     }
 
-    /// Write `bytes` to the new file `rel` (at `p`); its modification time (ns).
-    fn write_new(&self, rel: &str, p: &Path, bytes: &[u8]) -> Result<i64, Error> {
+    /// Write `bytes` to the new file `rel`; its modification time (ns).
+    fn write_new(&self, rel: &str, bytes: &[u8]) -> Result<i64, Error> {
         use std::io::Write;
-        let mut f = self.folders.create(rel).map_err(|e| Error::io(p, e))?;
-        f.write_all(bytes).map_err(|e| Error::io(p, e))?;
-        let meta = f.metadata().map_err(|e| Error::io(p, e))?;
+        let failed = |e| Error::io(self.staging.join(rel), e);
+        let mut f = self.folders.create(rel).map_err(failed)?;
+        f.write_all(bytes).map_err(failed)?;
+        let meta = f.metadata().map_err(failed)?;
         Ok(crate::base::dirs::mtime_nanos(&meta))
     }
 
