@@ -11,7 +11,9 @@
 
 use crate::base::error::Error;
 use crate::output::theme::Theme;
+use crate::output::turns::Written;
 use crate::output::write::Stager;
+use crate::site::assemble::views::SessionView;
 use crate::site::assemble::{Page, Site, View};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -315,15 +317,43 @@ impl Renderer {
         stager: &Stager,
         input: u64,
     ) -> Result<(), Error> {
-        thread_local! {
-            // One buffer per thread, reused: pages are rendered by the thousand.
-            static HTML: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        HTML.with_borrow_mut(|html| {
+        PAGE.with_borrow_mut(|html| {
             html.clear();
             self.html(page, view, html)?;
             stager.put(&page.path, html, input)
         })
+    }
+
+    /// Render a session page whose turns are `written`, spliced into what
+    /// its template makes of `view` (or, when they cannot be, handed to the
+    /// template as HTML: the same page either way).
+    fn write_spliced(
+        &self,
+        page: &Page<'_>,
+        mut view: SessionView<'_>,
+        written: Written,
+        stager: &Stager,
+        input: u64,
+    ) -> Result<(), Error> {
+        thread_local! {
+            static CHROME: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let spliced = CHROME.with_borrow_mut(|chrome| {
+            chrome.clear();
+            self.html(page, &view, chrome)?;
+            PAGE.with_borrow_mut(|html| {
+                html.clear();
+                match written.splice(chrome, html) {
+                    true => stager.put(&page.path, html, input).map(|()| true),
+                    false => Ok(false),
+                }
+            })
+        })?;
+        if spliced {
+            return Ok(());
+        }
+        written.unmark(&mut view);
+        self.write(page, &view, stager, input)
     }
 
     /// Render one page into `stager`; a session page's turns are read
@@ -342,10 +372,11 @@ impl Renderer {
                 |input| {
                     let loaded = s.load()?;
                     let mut view = loaded.view();
-                    if self.turns_written {
-                        crate::output::turns::write_all(&mut view, &page.root());
+                    if !self.turns_written {
+                        return self.write(page, &view, stager, input);
                     }
-                    self.write(page, &view, stager, input)
+                    let written = crate::output::turns::write_all(&mut view, &page.root());
+                    self.write_spliced(page, view, written, stager, input)
                 },
             ),
             View::File(f) => self.keep_or_make(
@@ -362,6 +393,12 @@ impl Renderer {
             ),
         }
     }
+}
+
+thread_local! {
+    // One buffer per thread for a page's HTML, reused: pages are rendered
+    // by the thousand.
+    static PAGE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The most pages one task of the loops over pages other than sessions'

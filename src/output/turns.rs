@@ -9,6 +9,8 @@
 //! that overrides one of those templates gets them through Tera, as before.
 
 use crate::output::markdown::render_into as markdown;
+#[cfg(test)]
+use crate::site::assemble::views::SubagentView;
 use crate::site::assemble::views::{BlockView, SessionView, TurnView, Turns};
 
 /// The templates whose built-in text this module stands in for: the
@@ -32,20 +34,87 @@ pub fn shows_turns_as_built_in<'r, 'b>(
 }
 
 /// Write the session page's turns, and its sub-agents', as HTML: `root`
-/// is the page's path back to the site root.
-pub fn write_all(view: &mut SessionView<'_>, root: &str) {
-    to_html(&mut view.turns, root);
-    for a in &mut view.subagents {
-        to_html(&mut a.turns, root);
+/// is the page's path back to the site root. The page's template gets a
+/// marker in the place of each list of turns, and the HTML is spliced in
+/// its place after the template has run ([`Written::splice`]): a page's
+/// turns through Tera (made a template value, then copied out by `safe`)
+/// were copied twice more for nothing.
+pub fn write_all(view: &mut SessionView<'_>, root: &str) -> Written {
+    let mut written = Vec::new();
+    for turns in lists(view) {
+        if let Turns::Views(views) = turns {
+            let mut html = String::new();
+            write(views, root, &mut html);
+            *turns = Turns::Html(marker(written.len()));
+            written.push(html);
+        }
+    }
+    Written(written)
+}
+
+/// The turns of a session page written as HTML, each list in the place of
+/// its marker, in the order [`write_all`] met them.
+#[derive(Debug)]
+pub struct Written(Vec<String>);
+
+impl Written {
+    /// `page` (its template's output) with each marker replaced by its
+    /// turns, appended to `out`; false, with `out` as it was, unless each
+    /// marker is in `page` once (text in a theme could name one: no
+    /// marker can be told from its copy then).
+    pub fn splice(&self, page: &[u8], out: &mut Vec<u8>) -> bool {
+        let mut at = Vec::with_capacity(self.0.len());
+        for (i, _) in self.0.iter().enumerate() {
+            let marker = marker(i);
+            let mut found = memchr::memmem::find_iter(page, marker.as_bytes());
+            match (found.next(), found.next()) {
+                (Some(start), None) => at.push((start, start + marker.len(), i)),
+                _ => return false,
+            }
+        }
+        at.sort_unstable();
+        out.reserve(page.len() + self.0.iter().map(String::len).sum::<usize>());
+        let mut from = 0;
+        for (start, end, i) in at {
+            out.extend_from_slice(&page[from..start]);
+            out.extend_from_slice(self.0[i].as_bytes());
+            from = end;
+        }
+        out.extend_from_slice(&page[from..]);
+        true
+    }
+
+    /// Hand the turns to `view` as HTML in their markers' place: for the
+    /// template to print, when they cannot be spliced.
+    pub fn unmark(self, view: &mut SessionView<'_>) {
+        let mut written = self.0.into_iter().enumerate().peekable();
+        for turns in lists(view) {
+            if let (Turns::Html(m), Some((i, _))) = (&mut *turns, written.peek()) {
+                if *m == marker(*i) {
+                    *m = written.next().map(|(_, html)| html).unwrap_or_default();
+                }
+            }
+        }
     }
 }
 
-fn to_html(turns: &mut Turns<'_>, root: &str) {
-    if let Turns::Views(views) = turns {
-        let mut html = String::new();
-        write(views, root, &mut html);
-        *turns = Turns::Html(html);
-    }
+/// A session page's lists of turns, its own then its sub-agents'.
+fn lists<'v, 'm>(view: &'v mut SessionView<'m>) -> impl Iterator<Item = &'v mut Turns<'m>> {
+    std::iter::once(&mut view.turns).chain(view.subagents.iter_mut().map(|a| &mut a.turns))
+}
+
+/// The text standing in a page's template output for its `i`th list of
+/// turns: an HTML comment no content makes (text is escaped) and no theme
+/// can know (a number drawn once a run).
+fn marker(i: usize) -> String {
+    static DRAWN: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let drawn = DRAWN.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish()
+    });
+    format!("<!--ccwiki turns {drawn:016x} {i}-->")
 }
 
 /// Append what `{% include "partials/turns.html" %}` makes of `turns`.
@@ -371,6 +440,120 @@ mod tests {
             write(&turns, root, &mut written);
             prop_assert_eq!(written, through_tera(&tera(), &turns, root));
         }
+    }
+
+    /// A session page's view with `turns` and a sub-agent for each of
+    /// `agents`, as lists of views.
+    fn session<'m>(turns: Vec<TurnView<'m>>, agents: Vec<Vec<TurnView<'m>>>) -> SessionView<'m> {
+        let subagents = agents
+            .into_iter()
+            .enumerate()
+            .map(|(i, turns)| SubagentView {
+                number: i + 1,
+                id: "agent",
+                role: "",
+                layout: "",
+                agent_type: None,
+                description: None,
+                assistant_turns: 0,
+                turns: Turns::Views(turns),
+                called_from: None,
+            });
+        SessionView {
+            title: String::new(),
+            id: "s",
+            project: None,
+            date: None,
+            duration: None,
+            models: Vec::new(),
+            branches: Vec::new(),
+            versions: Vec::new(),
+            entrypoint: None,
+            prompts: 0,
+            assistant_turns: 0,
+            tokens_in: 0,
+            tokens_out: 0,
+            cost: None,
+            summary: None,
+            outcome: None,
+            away: None,
+            facet: None,
+            setup: Vec::new(),
+            tools: Vec::new(),
+            turns: Turns::Views(turns),
+            subagents: subagents.collect(),
+            page: 1,
+            pages: 1,
+            prev: None,
+            next: None,
+        }
+    }
+
+    fn prompt(text: &'static str) -> TurnView<'static> {
+        TurnView::Prompt {
+            time: None,
+            text,
+            anchor: "t".to_string(),
+        }
+    }
+
+    /// What a list of turns holds as HTML (a marker, or the turns).
+    fn html<'v>(turns: &'v Turns<'_>) -> &'v str {
+        match turns {
+            Turns::Html(html) => html,
+            Turns::Views(_) => panic!("still views"),
+        }
+    }
+
+    #[test]
+    fn turns_are_spliced_in_their_markers_place_or_handed_back() {
+        let mut view = session(vec![prompt("one")], vec![vec![prompt("two")], vec![]]);
+        let written = write_all(&mut view, "../");
+        let lists = [
+            &view.turns,
+            &view.subagents[0].turns,
+            &view.subagents[1].turns,
+        ];
+        let markers = lists.map(|t| html(t).to_string());
+        assert_eq!(markers, [marker(0), marker(1), marker(2)]);
+        // A template shows the sub-agents before the session's own turns.
+        let page = format!(
+            "<h1>s</h1>{1}<hr>{2}<main>{0}</main>",
+            markers[0], markers[1], markers[2]
+        );
+        let mut out = b"kept ".to_vec();
+        assert!(written.splice(page.as_bytes(), &mut out));
+        let turns = |turns: &[TurnView<'_>]| {
+            let mut html = String::new();
+            write(turns, "../", &mut html);
+            html
+        };
+        let (one, two, none) = (turns(&[prompt("one")]), turns(&[prompt("two")]), turns(&[]));
+        assert!(one.contains("one") && two.contains("two"));
+        let spliced = format!("kept <h1>s</h1>{two}<hr>{none}<main>{one}</main>");
+        assert_eq!(String::from_utf8(out).unwrap(), spliced);
+        written.unmark(&mut view);
+        assert_eq!(html(&view.turns), one);
+        assert_eq!(html(&view.subagents[0].turns), two);
+        assert_eq!(html(&view.subagents[1].turns), none);
+    }
+
+    #[test]
+    fn a_marker_not_found_once_is_not_spliced() {
+        let mut view = session(vec![prompt("one")], vec![vec![prompt("two")]]);
+        let written = write_all(&mut view, "");
+        let (m0, m1) = (marker(0), marker(1));
+        for page in [
+            format!("{m0}{m1}{m0}"),
+            m0.clone(),
+            format!("{m1}<p>{m1}{m0}"),
+        ] {
+            let mut out = b"kept".to_vec();
+            assert!(!written.splice(page.as_bytes(), &mut out), "{page}");
+            assert_eq!(out, b"kept", "{page}");
+        }
+        let mut out = Vec::new();
+        assert!(written.splice(format!("{m1}{m0}").as_bytes(), &mut out));
     }
 
     #[test]
