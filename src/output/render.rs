@@ -324,36 +324,39 @@ impl Renderer {
         })
     }
 
-    /// Render a session page whose turns are `written`, spliced into what
-    /// its template makes of `view` (or, when they cannot be, handed to the
-    /// template as HTML: the same page either way).
+    /// Render a session page, its turns written apart and spliced into
+    /// what its template makes of `view` (or, when they cannot be, handed
+    /// to the template as HTML: the same page either way).
     fn write_spliced(
         &self,
         page: &Page<'_>,
         mut view: SessionView<'_>,
-        written: Written,
         stager: &Stager,
         input: u64,
     ) -> Result<(), Error> {
         thread_local! {
+            static TURNS: std::cell::RefCell<Written> = std::cell::RefCell::new(Written::default());
             static CHROME: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
         }
-        let spliced = CHROME.with_borrow_mut(|chrome| {
-            chrome.clear();
-            self.html(page, &view, chrome)?;
-            PAGE.with_borrow_mut(|html| {
-                html.clear();
-                match written.splice(chrome, html) {
-                    true => stager.put(&page.path, html, input).map(|()| true),
-                    false => Ok(false),
-                }
-            })
-        })?;
-        if spliced {
-            return Ok(());
-        }
-        written.unmark(&mut view);
-        self.write(page, &view, stager, input)
+        TURNS.with_borrow_mut(|written| {
+            crate::output::turns::write_all(&mut view, &page.root(), written);
+            let spliced = CHROME.with_borrow_mut(|chrome| {
+                chrome.clear();
+                self.html(page, &view, chrome)?;
+                PAGE.with_borrow_mut(|html| {
+                    html.clear();
+                    match written.splice(chrome, html) {
+                        true => stager.put(&page.path, html, input).map(|()| true),
+                        false => Ok(false),
+                    }
+                })
+            })?;
+            if spliced {
+                return Ok(());
+            }
+            written.unmark(&mut view);
+            self.write(page, &view, stager, input)
+        })
     }
 
     /// Render one page into `stager`; a session page's turns are read
@@ -371,12 +374,11 @@ impl Renderer {
                 |h| s.input_key(h),
                 |input| {
                     let loaded = s.load()?;
-                    let mut view = loaded.view();
+                    let view = loaded.view();
                     if !self.turns_written {
                         return self.write(page, &view, stager, input);
                     }
-                    let written = crate::output::turns::write_all(&mut view, &page.root());
-                    self.write_spliced(page, view, written, stager, input)
+                    self.write_spliced(page, view, stager, input)
                 },
             ),
             View::File(f) => self.keep_or_make(

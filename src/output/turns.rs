@@ -33,38 +33,50 @@ pub fn shows_turns_as_built_in<'r, 'b>(
         .all(|name| resolved(name).is_some() && resolved(name) == built_in(name))
 }
 
-/// Write the session page's turns, and its sub-agents', as HTML: `root`
-/// is the page's path back to the site root. The page's template gets a
-/// marker in the place of each list of turns, and the HTML is spliced in
-/// its place after the template has run ([`Written::splice`]): a page's
-/// turns through Tera (made a template value, then copied out by `safe`)
-/// were copied twice more for nothing.
-pub fn write_all(view: &mut SessionView<'_>, root: &str) -> Written {
-    let mut written = Vec::new();
+/// Write the session page's turns, and its sub-agents', as HTML, into
+/// `written` (what it held is dropped, its room kept: a page's turns are
+/// hundreds of kilobytes, and growing a new buffer for each page copied
+/// them again and again): `root` is the page's path back to the site
+/// root. The page's template gets a marker in the place of each list of
+/// turns, and the HTML is spliced in its place after the template has run
+/// ([`Written::splice`]): a page's turns through Tera (made a template
+/// value, then copied out by `safe`) were copied twice more for nothing.
+pub fn write_all(view: &mut SessionView<'_>, root: &str, written: &mut Written) {
+    written.html.clear();
+    written.ends.clear();
     for turns in lists(view) {
         if let Turns::Views(views) = turns {
-            let mut html = String::new();
-            write(views, root, &mut html);
-            *turns = Turns::Html(marker(written.len()));
-            written.push(html);
+            write(views, root, &mut written.html);
+            *turns = Turns::Html(marker(written.ends.len()));
+            written.ends.push(written.html.len());
         }
     }
-    Written(written)
 }
 
-/// The turns of a session page written as HTML, each list in the place of
-/// its marker, in the order [`write_all`] met them.
-#[derive(Debug)]
-pub struct Written(Vec<String>);
+/// The turns of a session page written as HTML: each list in the place
+/// of its marker, in the order [`write_all`] met them.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// The lists one after another.
+    html: String,
+    /// Where each list ends in `html`.
+    ends: Vec<usize>,
+}
 
 impl Written {
+    /// The `i`th list's HTML.
+    fn list(&self, i: usize) -> &str {
+        let start = i.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.html[start..self.ends[i]]
+    }
+
     /// `page` (its template's output) with each marker replaced by its
     /// turns, appended to `out`; false, with `out` as it was, unless each
     /// marker is in `page` once (text in a theme could name one: no
     /// marker can be told from its copy then).
     pub fn splice(&self, page: &[u8], out: &mut Vec<u8>) -> bool {
-        let mut at = Vec::with_capacity(self.0.len());
-        for (i, _) in self.0.iter().enumerate() {
+        let mut at = Vec::with_capacity(self.ends.len());
+        for i in 0..self.ends.len() {
             let marker = marker(i);
             let mut found = memchr::memmem::find_iter(page, marker.as_bytes());
             match (found.next(), found.next()) {
@@ -73,11 +85,11 @@ impl Written {
             }
         }
         at.sort_unstable();
-        out.reserve(page.len() + self.0.iter().map(String::len).sum::<usize>());
+        out.reserve(page.len() + self.html.len());
         let mut from = 0;
         for (start, end, i) in at {
             out.extend_from_slice(&page[from..start]);
-            out.extend_from_slice(self.0[i].as_bytes());
+            out.extend_from_slice(self.list(i).as_bytes());
             from = end;
         }
         out.extend_from_slice(&page[from..]);
@@ -86,12 +98,13 @@ impl Written {
 
     /// Hand the turns to `view` as HTML in their markers' place: for the
     /// template to print, when they cannot be spliced.
-    pub fn unmark(self, view: &mut SessionView<'_>) {
-        let mut written = self.0.into_iter().enumerate().peekable();
+    pub fn unmark(&self, view: &mut SessionView<'_>) {
+        let mut next = 0;
         for turns in lists(view) {
-            if let (Turns::Html(m), Some((i, _))) = (&mut *turns, written.peek()) {
-                if *m == marker(*i) {
-                    *m = written.next().map(|(_, html)| html).unwrap_or_default();
+            if let Turns::Html(m) = turns {
+                if next < self.ends.len() && *m == marker(next) {
+                    *m = self.list(next).to_string();
+                    next += 1;
                 }
             }
         }
@@ -508,7 +521,8 @@ mod tests {
     #[test]
     fn turns_are_spliced_in_their_markers_place_or_handed_back() {
         let mut view = session(vec![prompt("one")], vec![vec![prompt("two")], vec![]]);
-        let written = write_all(&mut view, "../");
+        let mut written = Written::default();
+        write_all(&mut view, "../", &mut written);
         let lists = [
             &view.turns,
             &view.subagents[0].turns,
@@ -541,7 +555,8 @@ mod tests {
     #[test]
     fn a_marker_not_found_once_is_not_spliced() {
         let mut view = session(vec![prompt("one")], vec![vec![prompt("two")]]);
-        let written = write_all(&mut view, "");
+        let mut written = Written::default();
+        write_all(&mut view, "", &mut written);
         let (m0, m1) = (marker(0), marker(1));
         for page in [
             format!("{m0}{m1}{m0}"),
