@@ -192,7 +192,7 @@ fn tokens<'s>(lines: &[&'s str], numbers: &mut FxHashMap<&'s str, u32>) -> (Vec<
     let mut ids = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let mut at = 0;
-        for word in line.tokenize_words() {
+        for word in words(line) {
             let next = numbers.len() as u32;
             ids.push(*numbers.entry(word).or_insert(next));
             tokens.push((i, at, word.len()));
@@ -200,6 +200,25 @@ fn tokens<'s>(lines: &[&'s str], numbers: &mut FxHashMap<&'s str, u32>) -> (Vec<
         }
     }
     (tokens, ids)
+}
+
+/// similar's words of `line` (`tokenize_words`: runs of whitespace and
+/// runs of anything else, as `char::is_whitespace` tells them apart) one
+/// by one, with no list made for each line.
+fn words(line: &str) -> impl Iterator<Item = &str> {
+    let white = |c: char| c.is_whitespace();
+    let mut rest = line;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let kind = white(first);
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| white(c) != kind)
+            .map_or(rest.len(), |(i, _)| i);
+        let (word, after) = rest.split_at(end);
+        rest = after;
+        Some(word)
+    })
 }
 
 /// Add the text of consecutive `tokens` to the runs of their lines: one
@@ -412,6 +431,12 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Words are similar's words, whatever the whitespace around them.
+        #[test]
+        fn words_are_similars_words(line in "(a|bb|é|日本|\\(| |  |\t|\u{a0}|\u{2003}|\r|\n){0,16}") {
+            proptest::prop_assert_eq!(words(&line).collect::<Vec<_>>(), line.tokenize_words());
+        }
+
         /// Any replaced block, of words, whitespace of every kind, line
         /// ends with and without CR, a last line without one, non-ASCII.
         #[test]
