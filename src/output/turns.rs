@@ -73,18 +73,30 @@ impl Written {
     /// `page` (its template's output) with each marker replaced by its
     /// turns, appended to `out`; false, with `out` as it was, unless each
     /// marker is in `page` once (text in a theme could name one: no
-    /// marker can be told from its copy then).
+    /// marker can be told from its copy then). One pass over `page`,
+    /// however many lists: a page can hold thousands of sub-agents.
     pub fn splice(&self, page: &[u8], out: &mut Vec<u8>) -> bool {
+        let prefix = marker_prefix();
         let mut at = Vec::with_capacity(self.ends.len());
-        for i in 0..self.ends.len() {
-            let marker = marker(i);
-            let mut found = memchr::memmem::find_iter(page, marker.as_bytes());
-            match (found.next(), found.next()) {
-                (Some(start), None) => at.push((start, start + marker.len(), i)),
-                _ => return false,
+        let mut seen = vec![false; self.ends.len()];
+        for start in memchr::memmem::find_iter(page, prefix.as_bytes()) {
+            let rest = &page[start + prefix.len()..];
+            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            let number = std::str::from_utf8(&rest[..digits]).ok();
+            let i = number.and_then(|n| n.parse::<usize>().ok().filter(|i| i.to_string() == n));
+            match i.filter(|&i| {
+                rest[digits..].starts_with(b"-->") && !seen.get(i).copied().unwrap_or(true)
+            }) {
+                Some(i) => {
+                    seen[i] = true;
+                    at.push((start, start + prefix.len() + digits + 3, i));
+                }
+                None => return false,
             }
         }
-        at.sort_unstable();
+        if at.len() != self.ends.len() {
+            return false;
+        }
         out.reserve(page.len() + self.html.len());
         let mut from = 0;
         for (start, end, i) in at {
@@ -120,14 +132,19 @@ fn lists<'v, 'm>(view: &'v mut SessionView<'m>) -> impl Iterator<Item = &'v mut 
 /// turns: an HTML comment no content makes (text is escaped) and no theme
 /// can know (a number drawn once a run).
 fn marker(i: usize) -> String {
-    static DRAWN: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    let drawn = DRAWN.get_or_init(|| {
+    format!("{}{i}-->", marker_prefix())
+}
+
+/// What every marker starts with.
+fn marker_prefix() -> &'static str {
+    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PREFIX.get_or_init(|| {
         use std::hash::{BuildHasher, Hasher};
-        std::collections::hash_map::RandomState::new()
+        let drawn = std::collections::hash_map::RandomState::new()
             .build_hasher()
-            .finish()
-    });
-    format!("<!--ccwiki turns {drawn:016x} {i}-->")
+            .finish();
+        format!("<!--ccwiki turns {drawn:016x} ")
+    })
 }
 
 /// Append what `{% include "partials/turns.html" %}` makes of `turns`.
@@ -558,11 +575,17 @@ mod tests {
         let mut written = Written::default();
         write_all(&mut view, "", &mut written);
         let (m0, m1) = (marker(0), marker(1));
-        for page in [
+        let forged = |n: &str| format!("{}{n}-->", marker_prefix());
+        let pages = [
             format!("{m0}{m1}{m0}"),
             m0.clone(),
             format!("{m1}<p>{m1}{m0}"),
-        ] {
+            format!("{m0}{m1}{}", forged("2")),
+            format!("{}{m1}", forged("00")),
+            format!("{m0}{m1}{}", forged("")),
+            format!("{m0}{}", marker(1).replace("-->", "->")),
+        ];
+        for page in pages {
             let mut out = b"kept".to_vec();
             assert!(!written.splice(page.as_bytes(), &mut out), "{page}");
             assert_eq!(out, b"kept", "{page}");
