@@ -617,8 +617,8 @@ impl Spill {
         let mut out = Vec::with_capacity(range.len());
         let (mut k, mut start) = turns.piece_of(range.start);
         // Stored pieces one after the other in a file are read at once:
-        // a page's turns are a dozen chunks, and a read for each was a
-        // fifth of the time they took to read back.
+        // a page's turns are a dozen chunks, and the system calls of a
+        // read for each were a tenth of the time taken to read them back.
         let mut run: Vec<(&Piece, Range<usize>)> = Vec::new();
         while let Some((_, piece)) = turns.pieces.get(k).filter(|_| start < range.end) {
             let n = match piece {
