@@ -113,6 +113,25 @@ fn an_error_in_an_ejected_copy_that_differs_from_the_built_in_says_so() {
 }
 
 #[test]
+fn a_template_that_does_not_compile_fails_the_build_and_keeps_the_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, out) = (tmp.path().join("repo"), tmp.path().join("site"));
+    let mut opts = common::options(vec![common::demo()], out.clone());
+    opts.site_dir = Some(repo.clone());
+    ccwiki::build(&opts).expect("builds");
+    let before = common::read_tree(&out);
+    // Nothing of the site is touched, and the error names the template.
+    write(
+        &repo.join("templates/about.html"),
+        "{% extends \"ccwiki/about.html\" %}{% block title %}{{ oops( }}{% endblock title %}",
+    );
+    let err = ccwiki::build(&opts).expect_err("the template does not compile");
+    let err = err.to_string();
+    assert!(err.contains("about.html") && !err.contains('\n'), "{err}");
+    assert!(before == common::read_tree(&out), "the site is as it was");
+}
+
+#[test]
 fn one_template_override_extends_the_original() {
     let tmp = tempfile::tempdir().unwrap();
     let plain = tmp.path().join("plain");
