@@ -719,18 +719,14 @@ impl Spill {
     }
 
     /// Push onto `out` the turns at `range` (indexes into the piece) of a
-    /// stored piece.
+    /// stored piece: a run of one.
     fn read_piece(
         &self,
         piece: &Piece,
         range: Range<usize>,
         out: &mut Vec<Turn>,
     ) -> Result<(), crate::Error> {
-        self.decode_piece(piece, range.end, |i, turn| {
-            if i >= range.start {
-                out.push(turn);
-            }
-        })
+        self.read_run(&[(piece, range)], out)
     }
 
     /// Read a stored piece and decode its first `upto` turns, handing
