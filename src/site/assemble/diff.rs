@@ -35,10 +35,13 @@ pub fn diff(path: &str, edits: &[Edit]) -> String {
     // written: colour is cheap to make but doubles a line's bytes, and
     // colouring every edit of a gigabyte of sessions made its site a
     // fifth larger (119 -> 144 MB) and its rendering a third slower.
-    let syntax = (edit_bytes(edits) <= COLOURED_EDIT)
+    let bytes = edit_bytes(edits);
+    let syntax = (bytes <= COLOURED_EDIT)
         .then(|| crate::site::highlight::for_path(path))
         .flatten();
-    let mut out = String::new();
+    // Both sides' text and a few dozen bytes of markup a line: the string
+    // grown by doubling copied a diff's HTML about twice over.
+    let mut out = String::with_capacity(bytes + bytes / 2 + 64);
     for (i, e) in edits.iter().enumerate() {
         if i > 0 {
             out.push_str("<span class=\"gap\"></span>");
@@ -53,13 +56,13 @@ pub fn diff(path: &str, edits: &[Edit]) -> String {
                     let tagged = (old.into_iter().map(|v| (ChangeTag::Delete, v)))
                         .chain(new.into_iter().map(|v| (ChangeTag::Insert, v)));
                     for (tag, values) in tagged {
-                        line(&mut out, tag, values, syntax);
+                        line(&mut out, tag, &values, syntax);
                     }
                     continue;
                 }
             }
             for change in d.iter_changes(op) {
-                line(&mut out, change.tag(), [(false, change.value())], syntax);
+                line(&mut out, change.tag(), &[(false, change.value())], syntax);
             }
         }
     }
@@ -249,49 +252,48 @@ fn runs<'s>(out: &mut Vec<Runs<'s>>, lines: &[&'s str], tokens: &[Token], change
 /// `out`: line ends dropped, runs alike joined, a line wholly changed not
 /// marked (it needs no marks), and a line without marks coloured when
 /// `syntax` is known.
-fn line<'s>(
-    out: &mut String,
-    tag: ChangeTag,
-    values: impl IntoIterator<Item = (bool, &'s str)>,
-    syntax: Option<&Syntax>,
-) {
+fn line(out: &mut String, tag: ChangeTag, values: &[(bool, &str)], syntax: Option<&Syntax>) {
     let kind = match tag {
         ChangeTag::Delete => "del",
         ChangeTag::Insert => "ins",
         ChangeTag::Equal => "same",
     };
-    let runs: Vec<(bool, &str)> = values
-        .into_iter()
-        .map(|(mark, text)| (mark, text.trim_end_matches(['\n', '\r'])))
-        .filter(|(_, text)| !text.is_empty())
-        .collect();
-    let marked = runs.windows(2).any(|w| w[0].0 != w[1].0);
-    let coloured = match (marked, syntax) {
-        (false, Some(s)) => match runs.as_slice() {
-            [] => None,
-            [(_, only)] => crate::site::highlight::line(s, only),
-            _ => crate::site::highlight::line(s, &runs.iter().map(|r| r.1).collect::<String>()),
-        },
-        _ => None,
+    // Read as often as needed rather than gathered: a list made for each
+    // line was a twentieth of a diff's time.
+    let runs = || {
+        (values.iter())
+            .map(|&(mark, text)| (mark, text.trim_end_matches(['\n', '\r'])))
+            .filter(|(_, text)| !text.is_empty())
     };
+    let mut marks = runs().map(|(mark, _)| mark);
+    let marked = marks.next().is_some_and(|first| marks.any(|m| m != first));
     out.push_str("<span class=\"");
     out.push_str(kind);
     out.push_str("\">");
-    match coloured {
-        Some(html) => out.push_str(&html),
-        None => {
-            let mut open = false;
-            for (mark, text) in runs {
-                let mark = mark && marked;
-                if mark != open {
-                    out.push_str(if mark { "<mark>" } else { "</mark>" });
-                    open = mark;
-                }
-                pulldown_cmark_escape::escape_html(&mut *out, text).ok();
+    let mut texts = runs().map(|(_, text)| text);
+    let coloured = match (marked, syntax) {
+        (false, Some(s)) => match (texts.next(), texts.next()) {
+            (None, _) => false,
+            (Some(only), None) => crate::site::highlight::line_into(s, only, out),
+            _ => {
+                let joined: String = runs().map(|(_, text)| text).collect();
+                crate::site::highlight::line_into(s, &joined, out)
             }
-            if open {
-                out.push_str("</mark>");
+        },
+        _ => false,
+    };
+    if !coloured {
+        let mut open = false;
+        for (mark, text) in runs() {
+            let mark = mark && marked;
+            if mark != open {
+                out.push_str(if mark { "<mark>" } else { "</mark>" });
+                open = mark;
             }
+            pulldown_cmark_escape::escape_html(&mut *out, text).ok();
+        }
+        if open {
+            out.push_str("</mark>");
         }
     }
     out.push_str("</span>");

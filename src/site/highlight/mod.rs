@@ -128,11 +128,25 @@ pub fn for_path(path: &str) -> Option<&'static Syntax> {
 /// too long to colour (or, never by construction, when the lexer could
 /// not cut a run from it): the caller then shows it plain.
 pub fn code(syntax: &Syntax, code: &str) -> Option<String> {
+    let mut out = String::new();
+    code_into(syntax, code, &mut out).then_some(out)
+}
+
+/// [`code`], appended to `out`; false (and `out` as it was) when it is
+/// not coloured. A diff colours its lines one by one into its page:
+/// a string made and copied for each line was a tenth of its time.
+pub fn code_into(syntax: &Syntax, code: &str, out: &mut String) -> bool {
     if code.len() > MAX_BYTES || code.lines().any(|l| l.len() > MAX_LINE) {
-        return None;
+        return false;
     }
-    let mut out = Spans::new(code.len());
-    lexer::colour(syntax, code, &mut out).then(|| out.finish())
+    let before = out.len();
+    let mut spans = Spans::after(std::mem::take(out), code.len());
+    let whole = lexer::colour(syntax, code, &mut spans);
+    *out = spans.finish();
+    if !whole {
+        out.truncate(before);
+    }
+    whole
 }
 
 /// What a piece of code is, as far as a theme colours it: one class a
@@ -180,9 +194,11 @@ struct Spans {
 }
 
 impl Spans {
-    fn new(len: usize) -> Spans {
+    /// Spans written after what `out` holds, for `len` bytes of code.
+    fn after(mut out: String, len: usize) -> Spans {
+        out.reserve(len + len / 2);
         Spans {
-            out: String::with_capacity(len + len / 2),
+            out,
             open: None,
             spaces: String::new(),
         }
@@ -229,9 +245,9 @@ impl Spans {
 
 /// One line as highlighted HTML, highlighted on its own (a diff shows
 /// lines out of their file: a line inside a block comment may be coloured
-/// as code).
-pub fn line(syntax: &Syntax, line: &str) -> Option<String> {
-    code(syntax, line.trim_end_matches(['\n', '\r']))
+/// as code), appended to `out` as [`code_into`] appends.
+pub fn line_into(syntax: &Syntax, line: &str, out: &mut String) -> bool {
+    code_into(syntax, line.trim_end_matches(['\n', '\r']), out)
 }
 
 #[cfg(test)]

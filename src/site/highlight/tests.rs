@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// [`line_into`] as a string of its own.
+fn line(syntax: &Syntax, text: &str) -> Option<String> {
+    let mut out = String::new();
+    line_into(syntax, text, &mut out).then_some(out)
+}
+
 #[test]
 fn known_languages_get_classes_and_text_stays_escaped() {
     let rust = for_fence("rust").expect("rust");
