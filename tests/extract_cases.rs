@@ -102,7 +102,7 @@ fn split_response_is_one_turn_with_usage_counted_once() {
     assert!(matches!(&blocks[0], Block::Text(t) if t == "First part."));
     assert!(matches!(&blocks[1], Block::Tool(c) if c.name == "Read" && c.arg == "/home/u/p/a.rs"));
     assert!(!format!("{:?}", s.turns).contains("secret plan"));
-    assert_eq!(s.files_touched.len(), 1);
+    assert_eq!(s.work.files_touched.len(), 1);
 }
 
 #[test]

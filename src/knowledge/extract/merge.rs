@@ -129,7 +129,7 @@ impl<'r> Merger<'r> {
             // Held to the end of the build, a hundred thousand at a time: no
             // room for more (a vector's first push makes room for four).
             s.subagents.shrink_to_fit();
-            s.tool_outputs.shrink_to_fit();
+            s.work.shrink_to_fit();
             s.subagents
                 .sort_by(|a, b| a.started.cmp(&b.started).then_with(|| a.id.cmp(&b.id)));
             if s.started.is_none() {
@@ -215,12 +215,8 @@ fn add_part(s: &mut Session, part: SessionPart) {
     s.assistant_turns += conv.assistant_turns;
     s.usage.add(&conv.usage);
     crate::knowledge::model::add_usage(&mut s.usage_by_model, &conv.by_model);
-    for (k, v) in conv.tools {
-        *s.tools.entry(k).or_insert(0) += v;
-    }
-    s.files_touched.extend(conv.files_touched);
+    s.work.absorb(conv.tools, conv.files_touched, conv.outputs);
     s.setup.absorb(conv.setup);
-    s.tool_outputs.extend(conv.outputs);
     // Parts from several files: keep the turns in time order of their parts.
     let part_is_earlier = match (conv.first, s.started) {
         (Some(a), Some(b)) => a < b,

@@ -119,10 +119,10 @@ fn project_view<'m>(
         last = max_opt(last, s.ended.or(s.started));
         branches.extend(s.branches.iter().map(|t| t.as_str()));
         models.extend(s.models.iter().map(|t| t.as_str()));
-        for (t, n) in &s.tools {
+        for (t, n) in &s.work.tools {
             *tools.entry(t).or_insert(0) += n;
         }
-        files.extend(s.files_touched.iter());
+        files.extend(s.work.files_touched.iter());
         prompts += s.prompts;
     }
     for &h in &p.history {

@@ -474,7 +474,7 @@ impl LoadedPage<'_> {
     pub fn view(&self) -> SessionView<'_> {
         let p = self.page;
         let s = p.session;
-        let tools = tool_counts(s.tools.iter().map(|(k, v)| (k.as_str(), *v)));
+        let tools = tool_counts(s.work.tools.iter().map(|(k, v)| (k.as_str(), *v)));
         let first = p.span.turns.start;
         let diff_of = |i: usize, block: usize, c: &ToolCall| {
             (p.diffs).made((p.index, first + i, block), || diff_now(i, block, c))

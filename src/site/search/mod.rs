@@ -97,16 +97,19 @@ pub fn session_doc(
         project: project.map(str::to_string),
         date: s.started.map(|t| t.format("%Y-%m-%d").to_string()),
         sort: s.started.map(|t| t.timestamp()).unwrap_or(0),
-        tools: s.tools.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        paths: s
-            .files_touched
+        tools: s
+            .work
+            .tools
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        paths: (s.work.files_touched)
             .iter()
             .take(PATHS)
             .map(|p| p.to_string())
             .collect(),
         texts,
-        outputs: s
-            .tool_outputs
+        outputs: (s.work.tool_outputs)
             .iter()
             .take(OUTPUTS)
             .map(|o| o.to_string())
