@@ -153,7 +153,7 @@ struct Scan<'a, 'o> {
     lost: std::cell::Cell<bool>,
 }
 
-fn is_word_start(c: u8, extra: &[u8]) -> bool {
+pub(super) fn is_word_start(c: u8, extra: &[u8]) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 || (c == b'$' && extra.contains(&b'$'))
 }
 
@@ -211,6 +211,11 @@ impl<'a> Scan<'a, '_> {
                 continue;
             }
             let first = std::mem::take(&mut line_start);
+            if !first && !syntax.starts[c as usize] {
+                self.at += 1;
+                names.punctuation(c);
+                continue;
+            }
             if spec.sections && c == b'[' && first {
                 let end = self.line_end(self.at);
                 let close = memchr(b']', &self.b[self.at..end]).map_or(end, |k| self.at + k + 1);
@@ -384,10 +389,11 @@ impl<'a> Scan<'a, '_> {
             end += 1;
         }
         let text = self.slice(start, end);
+        let kind = syntax.kind(text);
         if end < b.len() {
             let raw = spec.raw_strings && matches!(text, "r" | "br" | "cr");
             let raw_end = raw.then(|| self.raw_string(end)).flatten();
-            let prefixed = syntax.string_prefixes.contains(&text);
+            let prefixed = kind.prefixes_strings;
             if let Some(close) =
                 raw_end.or_else(|| prefixed.then(|| self.string(syntax, end, false)).flatten())
             {
@@ -399,10 +405,9 @@ impl<'a> Scan<'a, '_> {
                 };
             }
         }
-        let listed = self.key(syntax, end).or_else(|| syntax.word(text));
+        let listed = self.key(syntax, end).or_else(|| syntax.colour(text, kind));
         // A call: `f(`, in a language that defines functions.
-        let call =
-            || (b.get(end) == Some(&b'(') && !syntax.definers.is_empty()).then_some(Colour::Entity);
+        let call = || (b.get(end) == Some(&b'(') && syntax.defines_names).then_some(Colour::Entity);
         match listed.or(plain).or_else(call) {
             Some(colour) => self.token(end, colour),
             None => self.at = end,
@@ -410,7 +415,7 @@ impl<'a> Scan<'a, '_> {
         Word {
             text,
             listed: listed.is_some(),
-            defines: syntax.definers.contains(&text),
+            defines: kind.defines,
         }
     }
 

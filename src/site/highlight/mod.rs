@@ -30,18 +30,39 @@ const MAX_LINE: usize = 2_000;
 #[derive(Debug)]
 pub struct Syntax {
     spec: &'static Spec,
-    /// Words that have a colour by themselves (looked up for every word
-    /// of every line coloured: a hash and one compare, where a binary
-    /// search compared seven or eight times).
-    words: rustc_hash::FxHashMap<&'static str, Colour>,
+    /// Each word the table names, and what it is (looked up once for
+    /// every word of every line coloured: a hash and one compare, where
+    /// a binary search compared seven or eight times, and the lists of
+    /// definers and string prefixes were walked for each word besides).
+    words: rustc_hash::FxHashMap<&'static str, WordKind>,
+    /// The length of the longest of them: a longer word (most names a
+    /// program gives) is none of them, without a hash.
+    longest_word: usize,
     names: Vec<&'static str>,
-    definers: Vec<&'static str>,
-    string_prefixes: Vec<&'static str>,
+    /// Whether the language has words that define a name (`fn`, `def`).
+    defines_names: bool,
+    /// The bytes that may start something other than punctuation (a
+    /// comment, a string, a number, a word, a sigil): a byte that cannot
+    /// is read as punctuation at once, not after every other reading has
+    /// been tried and refused (a third of a line's bytes, in most code).
+    starts: [bool; 256],
+}
+
+/// What a word of a language's table is.
+#[derive(Debug, Clone, Copy, Default)]
+struct WordKind {
+    /// Its colour by itself (for a language that ignores case, the
+    /// word's lower case is looked up for it).
+    colour: Option<Colour>,
+    /// The next word is the name it defines (`fn`, `class`).
+    defines: bool,
+    /// It may stand right before a quote, as part of the string (`r"…"`).
+    prefixes_strings: bool,
 }
 
 impl Syntax {
     fn new(spec: &'static Spec) -> Syntax {
-        let mut words = rustc_hash::FxHashMap::default();
+        let mut words: rustc_hash::FxHashMap<&'static str, WordKind> = Default::default();
         let lists = [
             (spec.keywords, Colour::Keyword),
             (spec.storage, Colour::Storage),
@@ -51,15 +72,23 @@ impl Syntax {
         for (list, colour) in lists {
             for word in list.split_whitespace() {
                 // A word in two lists takes the colour of the first.
-                words.entry(word).or_insert(colour);
+                let kind = words.entry(word).or_default();
+                kind.colour = kind.colour.or(Some(colour));
             }
+        }
+        for word in spec.definers.split_whitespace() {
+            words.entry(word).or_default().defines = true;
+        }
+        for word in spec.string_prefixes.split_whitespace() {
+            words.entry(word).or_default().prefixes_strings = true;
         }
         Syntax {
             spec,
+            longest_word: words.keys().map(|w| w.len()).max().unwrap_or(0),
             words,
             names: spec.names.split_whitespace().collect(),
-            definers: spec.definers.split_whitespace().collect(),
-            string_prefixes: spec.string_prefixes.split_whitespace().collect(),
+            defines_names: !spec.definers.trim().is_empty(),
+            starts: starts(spec),
         }
     }
 
@@ -68,19 +97,56 @@ impl Syntax {
         self.spec.name
     }
 
-    /// The colour a word has by itself, None for a plain word.
-    fn word(&self, word: &str) -> Option<Colour> {
-        let find = |w: &str| self.words.get(w).copied();
+    /// What `word`, as written, is in the table.
+    fn kind(&self, word: &str) -> WordKind {
+        if word.len() > self.longest_word {
+            return WordKind::default();
+        }
+        self.words.get(word).copied().unwrap_or_default()
+    }
+
+    /// The colour a word has by itself, None for a plain word; `kind` is
+    /// its [`Syntax::kind`].
+    fn colour(&self, word: &str, kind: WordKind) -> Option<Colour> {
         if !self.spec.ignore_case {
-            return find(word);
+            return kind.colour;
         }
         // Tables of languages that ignore case are written in lower case.
         let mut buf = [0u8; 24];
         let lower = buf.get_mut(..word.len())?;
         lower.copy_from_slice(word.as_bytes());
         lower.make_ascii_lowercase();
-        find(std::str::from_utf8(lower).ok()?)
+        self.kind(std::str::from_utf8(lower).ok()?).colour
     }
+}
+
+/// [`Syntax::starts`] of a language: the first bytes of its comments,
+/// quotes and sigils, digits and the bytes that start a word; every byte
+/// when a comment or quote opens with nothing (then anything may start
+/// one).
+fn starts(spec: &Spec) -> [bool; 256] {
+    let mut starts = [false; 256];
+    let block = spec.block_comment.map(|(open, _)| open);
+    let opens = (spec.line_comments.iter().copied())
+        .chain(block)
+        .chain(spec.quotes.iter().map(|q| q.open));
+    for open in opens {
+        match open.as_bytes().first() {
+            Some(&b) => starts[b as usize] = true,
+            None => return [true; 256],
+        }
+    }
+    if spec.char_quote {
+        starts[b'\'' as usize] = true;
+    }
+    for sigil in spec.sigils {
+        starts[sigil.byte as usize] = true;
+    }
+    for (b, start) in starts.iter_mut().enumerate() {
+        let b = b as u8;
+        *start |= b.is_ascii_digit() || lexer::is_word_start(b, spec.word_extra);
+    }
+    starts
 }
 
 fn syntaxes() -> &'static [Syntax] {
@@ -136,7 +202,7 @@ pub fn code(syntax: &Syntax, code: &str) -> Option<String> {
 /// not coloured. A diff colours its lines one by one into its page:
 /// a string made and copied for each line was a tenth of its time.
 pub fn code_into(syntax: &Syntax, code: &str, out: &mut String) -> bool {
-    if code.len() > MAX_BYTES || code.lines().any(|l| l.len() > MAX_LINE) {
+    if code.len() > MAX_BYTES || longest_line(code) > MAX_LINE {
         return false;
     }
     let before = out.len();
@@ -147,6 +213,20 @@ pub fn code_into(syntax: &Syntax, code: &str, out: &mut String) -> bool {
         out.truncate(before);
     }
     whole
+}
+
+/// The length of the longest of `code`'s [`str::lines`], found with
+/// memchr (going line by line was a tenth of colouring).
+fn longest_line(code: &str) -> usize {
+    let bytes = code.as_bytes();
+    let mut longest = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        let line = &bytes[start..end];
+        longest = longest.max(line.strip_suffix(b"\r").unwrap_or(line).len());
+        start = end + 1;
+    }
+    longest.max(bytes.len() - start)
 }
 
 /// What a piece of code is, as far as a theme colours it: one class a

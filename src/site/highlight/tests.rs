@@ -422,6 +422,11 @@ proptest::proptest! {
             "hl-comment", "hl-string", "hl-constant", "hl-support", "hl-keyword",
             "hl-storage", "hl-entity", "hl-tag", "hl-parameter",
         ];
+        // Bytes that start nothing are read as punctuation at once: the
+        // same colours as when every reading is tried at every byte.
+        let mut every_byte = Syntax::new(syntax.spec);
+        every_byte.starts = [true; 256];
+        proptest::prop_assert_eq!(code(&every_byte, &code_text), code(syntax, &code_text));
             if let Some(html) = code(syntax, &code_text) {
             let (text, classes) = read_back(&html);
             proptest::prop_assert_eq!(text, code_text.clone());
@@ -434,5 +439,13 @@ proptest::proptest! {
                 proptest::prop_assert_eq!(read_back(&html).0, code_text.clone());
             }
         }
+    }
+
+    /// The longest line as `str::lines` cuts lines (`\r\n` and `\n`
+    /// ends, a lone `\r` kept).
+    #[test]
+    fn longest_line_is_the_longest_of_the_lines(text in "[a\r\n]{0,40}") {
+        let lines = text.lines().map(str::len).max().unwrap_or(0);
+        proptest::prop_assert_eq!(longest_line(&text), lines);
     }
 }
