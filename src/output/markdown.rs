@@ -99,8 +99,15 @@ pub fn render_into(text: &str, root: &str, out: &mut String) {
 /// A fenced block as `<pre><code>`, coloured when it is not too long.
 fn code_block(syntax: &Syntax, lang: &str, body: &str) -> String {
     let class = crate::base::slugs::slugify(lang);
-    let inner = crate::site::highlight::code(syntax, body).unwrap_or_else(|| escape(body));
-    format!("<pre><code class=\"language-{class}\">{inner}</code></pre>\n")
+    let mut out = String::with_capacity(2 * body.len() + class.len() + 48);
+    out.push_str("<pre><code class=\"language-");
+    out.push_str(&class);
+    out.push_str("\">");
+    if !crate::site::highlight::code_into(syntax, body, &mut out) {
+        pulldown_cmark_escape::escape_html(&mut out, body).ok();
+    }
+    out.push_str("</code></pre>\n");
+    out
 }
 
 fn escape(text: &str) -> String {

@@ -190,17 +190,12 @@ pub fn for_path(path: &str) -> Option<&'static Syntax> {
     by_name(name).or_else(|| by_name(ext))
 }
 
-/// `code` as highlighted HTML (escaped, spans balanced), None when it is
-/// too long to colour (or, never by construction, when the lexer could
-/// not cut a run from it): the caller then shows it plain.
-pub fn code(syntax: &Syntax, code: &str) -> Option<String> {
-    let mut out = String::new();
-    code_into(syntax, code, &mut out).then_some(out)
-}
-
-/// [`code`], appended to `out`; false (and `out` as it was) when it is
-/// not coloured. A diff colours its lines one by one into its page:
-/// a string made and copied for each line was a tenth of its time.
+/// `code` as highlighted HTML (escaped, spans balanced), appended to
+/// `out`; false, and `out` as it was, when it is too long to colour (or,
+/// never by construction, when the lexer could not cut a run from it):
+/// the caller then shows it plain. Written in place: a diff colours its
+/// lines one by one into its page, and a string made and copied for each
+/// line was a tenth of its time.
 pub fn code_into(syntax: &Syntax, code: &str, out: &mut String) -> bool {
     if code.len() > MAX_BYTES || longest_line(code) > MAX_LINE {
         return false;

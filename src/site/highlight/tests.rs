@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// [`code_into`] as a string of its own.
+fn code(syntax: &Syntax, text: &str) -> Option<String> {
+    let mut out = String::new();
+    code_into(syntax, text, &mut out).then_some(out)
+}
+
 /// [`line_into`] as a string of its own.
 fn line(syntax: &Syntax, text: &str) -> Option<String> {
     let mut out = String::new();
