@@ -82,8 +82,12 @@ impl Written {
         for start in memchr::memmem::find_iter(page, prefix.as_bytes()) {
             let rest = &page[start + prefix.len()..];
             let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-            let number = std::str::from_utf8(&rest[..digits]).ok();
-            let i = number.and_then(|n| n.parse::<usize>().ok().filter(|i| i.to_string() == n));
+            // Only a number as `marker` writes it: no leading zero.
+            let written = digits == 1 || rest.first().is_some_and(|&b| b != b'0');
+            let number = std::str::from_utf8(&rest[..digits])
+                .ok()
+                .filter(|_| written);
+            let i = number.and_then(|n| n.parse::<usize>().ok());
             match i.filter(|&i| {
                 rest[digits..].starts_with(b"-->") && !seen.get(i).copied().unwrap_or(true)
             }) {
