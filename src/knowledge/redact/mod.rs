@@ -105,8 +105,8 @@ struct Rules {
     pem_begin: Regex,
     /// The check, after the screen found one of their literals, for the
     /// private-key, token, auth-header and assignment rules: they run only
-    /// if it matches. (Two regexes, see `new`.)
-    trigger_rest: [Regex; 2],
+    /// if it matches. (Two, see `engine::triggers`.)
+    trigger_rest: [engine::Trigger; 2],
     /// Token passes: every rule (the bounded ones after a word boundary),
     /// then the bounded rules after a JSON escape (`\n`), then after a URL
     /// escape (`%3D`). Separate regexes because one alternation of the left

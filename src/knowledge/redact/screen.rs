@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Gate {
     /// The rules behind this one of `Redactor::trigger_rest` (which
-    /// checks the text then).
+    /// checks the text where the literal starts then).
     Rest(usize),
     /// The URL rule (`://`).
     Url,
@@ -41,8 +41,10 @@ enum Gate {
 /// The rules a text needs, as the screen found them.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Needs {
-    /// Bit `i`: the `i`th of `Redactor::trigger_rest` may match.
-    pub rest: u32,
+    /// Where a literal of the `i`th of `Redactor::trigger_rest` starts, as
+    /// (`i`, byte offset): each place one of its matches can start (a
+    /// place can be listed twice).
+    pub rest: Vec<(usize, usize)>,
     pub url: bool,
     pub people: bool,
 }
@@ -55,6 +57,8 @@ pub(super) struct Screen {
     start: StateID,
     /// The longest literal's length.
     longest: usize,
+    /// Each literal's length.
+    lens: Vec<usize>,
     /// For each literal, the gates it opens.
     gates: Vec<Vec<Gate>>,
 }
@@ -98,7 +102,8 @@ impl Screen {
             }
         }
         let (literals, gates): (Vec<_>, Vec<_>) = by_literal.into_iter().unzip();
-        let longest = literals.iter().map(Vec::len).max().unwrap_or(0);
+        let lens: Vec<usize> = literals.iter().map(Vec::len).collect();
+        let longest = lens.iter().copied().max().unwrap_or(0);
         let literals = DFA::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
@@ -112,6 +117,7 @@ impl Screen {
             literals,
             start,
             longest,
+            lens,
             gates,
         })
     }
@@ -128,7 +134,7 @@ impl Screen {
     pub(super) fn scan(&self, text: &str, patterns: &mut [bool]) -> Needs {
         let mut needs = Needs::default();
         let bytes = text.as_bytes();
-        let mut open = |literal: usize| self.open(literal, &mut needs, patterns);
+        let mut open = |literal: usize, end: usize| self.open(literal, end, &mut needs, patterns);
         // Each piece past the first starts early by the longest literal
         // less one, bytes walked twice: at most half a piece.
         let back = self.longest.saturating_sub(1);
@@ -144,11 +150,12 @@ impl Screen {
     }
 
     /// Find every literal in `bytes`, walked as `N` pieces side by side;
-    /// `open` is handed each literal found (one in two pieces, twice).
+    /// `open` is handed each literal found and where it ends (one in two
+    /// pieces, twice).
     /// Each piece past the first starts the longest literal's length less
     /// one before its place, so that a literal across a cut is found
     /// whole in the piece after it.
-    fn walk<const N: usize>(&self, bytes: &[u8], open: &mut impl FnMut(usize)) {
+    fn walk<const N: usize>(&self, bytes: &[u8], open: &mut impl FnMut(usize, usize)) {
         let dfa = &self.literals;
         let piece = bytes.len() / N;
         let back = self.longest.saturating_sub(1);
@@ -160,9 +167,9 @@ impl Screen {
                 (k + 1) * piece
             }
         });
-        let mut found = |sid: StateID| {
+        let mut found = |sid: StateID, end: usize| {
             for i in 0..dfa.match_len(sid) {
-                open(dfa.match_pattern(sid, i).as_usize());
+                open(dfa.match_pattern(sid, i).as_usize(), end);
             }
         };
         let heads: [&[u8]; N] = std::array::from_fn(|k| &bytes[starts[k]..][..piece]);
@@ -172,29 +179,34 @@ impl Screen {
                 *state = dfa.next_state(Anchored::No, *state, head[i]);
             }
             if states.iter().any(|&sid| dfa.is_special(sid)) {
-                for &sid in &states {
+                for (k, &sid) in states.iter().enumerate() {
                     if dfa.is_match(sid) {
-                        found(sid);
+                        found(sid, starts[k] + i + 1);
                     }
                 }
             }
         }
         for k in 0..N {
             let mut sid = states[k];
-            for &byte in &bytes[starts[k] + piece..ends[k]] {
+            for (at, &byte) in bytes
+                .iter()
+                .enumerate()
+                .take(ends[k])
+                .skip(starts[k] + piece)
+            {
                 sid = dfa.next_state(Anchored::No, sid, byte);
                 if dfa.is_match(sid) {
-                    found(sid);
+                    found(sid, at + 1);
                 }
             }
         }
     }
 
-    /// Open the gates of `literal`, found in a text.
-    fn open(&self, literal: usize, needs: &mut Needs, patterns: &mut [bool]) {
+    /// Open the gates of `literal`, found in a text ending at `end`.
+    fn open(&self, literal: usize, end: usize, needs: &mut Needs, patterns: &mut [bool]) {
         for gate in &self.gates[literal] {
             match *gate {
-                Gate::Rest(i) => needs.rest |= 1 << i,
+                Gate::Rest(i) => needs.rest.push((i, end - self.lens[literal])),
                 Gate::Url => needs.url = true,
                 Gate::People => needs.people = true,
                 Gate::Pattern(p) => {
@@ -226,7 +238,8 @@ mod tests {
 
     /// The screen is there for every kind of owner: a rule without a
     /// literal to screen with would leave it out, and every text would
-    /// silently take every rule again.
+    /// silently take every rule again. So are the checks tried where it
+    /// finds their literals: else they search each text it lets through.
     #[test]
     fn texts_are_screened() {
         let owners = [
@@ -249,6 +262,7 @@ mod tests {
         for owner in owners {
             let red = Redactor::new(&owner).unwrap();
             assert!(red.screen.is_some(), "no screen for {owner:?}");
+            assert!(red.rules.trigger_rest.iter().all(|t| t.anchored()));
         }
     }
 
@@ -257,7 +271,8 @@ mod tests {
         /// Walked whole or as two or four pieces side by side, the screen
         /// finds every keyword the text holds, in any ASCII case, and no
         /// other: wherever it lies, across the pieces' cuts too, and
-        /// however long the longest keyword is.
+        /// however long the longest keyword is. As a rule's literals, it
+        /// finds each place one starts.
         #[test]
         fn every_literal_is_found_wherever_it_lies(
             mut keywords in proptest::collection::vec("[ab/_:-]{1,12}", 1..30),
@@ -276,24 +291,33 @@ mod tests {
                 .enumerate()
                 .map(|(p, k)| (k.as_bytes().into(), p))
                 .collect();
-            let screen = super::Screen::new(&[], &[], &indexed).expect("screen");
+            let rule: Vec<String> = keywords.iter().map(|k| regex::escape(k)).collect();
+            let screen = super::Screen::new(&[rule.join("|")], &[], &indexed).expect("screen");
             let lower = text.to_ascii_lowercase();
             let held: Vec<bool> = keywords.iter().map(|k| lower.contains(k.as_str())).collect();
+            let starts: std::collections::BTreeSet<usize> = (0..lower.len())
+                .filter(|&i| keywords.iter().any(|k| lower[i..].starts_with(k.as_str())))
+                .collect();
+            let found = |needs: &super::Needs| -> std::collections::BTreeSet<usize> {
+                needs.rest.iter().map(|&(i, at)| { assert_eq!(i, 0); at }).collect()
+            };
             let bytes = text.as_bytes();
             for pieces in [1, 2, 4] {
                 let mut patterns = vec![false; keywords.len()];
                 let mut needs = super::Needs::default();
-                let mut open = |literal| screen.open(literal, &mut needs, &mut patterns);
+                let mut open = |literal, end| screen.open(literal, end, &mut needs, &mut patterns);
                 match pieces {
                     1 => screen.walk::<1>(bytes, &mut open),
                     2 => screen.walk::<2>(bytes, &mut open),
                     _ => screen.walk::<4>(bytes, &mut open),
                 }
                 proptest::prop_assert_eq!(&patterns, &held, "in {} pieces", pieces);
+                proptest::prop_assert_eq!(found(&needs), starts.clone(), "in {} pieces", pieces);
             }
             let mut patterns = vec![false; keywords.len()];
-            screen.scan(&text, &mut patterns);
+            let needs = screen.scan(&text, &mut patterns);
             proptest::prop_assert_eq!(&patterns, &held);
+            proptest::prop_assert_eq!(found(&needs), starts);
         }
     }
 }
