@@ -290,12 +290,12 @@ impl Redactor {
         for stage in 0..8 {
             let out = match stage {
                 0 if rest => self.stage_private_key(&cur, &mut st),
-                1 => self.stage_extras(&cur, &mut st, &patterns, false),
+                1 => self.stage_extras(&cur, &mut st, &patterns, false, use_trigger),
                 2 if url => self.stage_url_credentials(&cur, &mut st),
                 3 if rest => self.stage_tokens(&cur, &mut st, use_trigger),
                 4 if rest => self.stage_auth_header(&cur, &mut st),
                 5 if rest => self.stage_assignment(&cur, &mut st),
-                6 => self.stage_extras(&cur, &mut st, &patterns, true),
+                6 => self.stage_extras(&cur, &mut st, &patterns, true, use_trigger),
                 7 if people => self.stage_people(&cur, &mut st, use_trigger),
                 _ => None,
             };
@@ -408,11 +408,15 @@ impl Redactor {
         st: &mut State,
         run: &[bool],
         from_table: bool,
+        screened: bool,
     ) -> Option<String> {
         let mut cur: Option<String> = None;
         let chosen = self.rules.extras.iter().zip(run);
         for (ex, _) in chosen.filter(|(e, r)| **r && e.from_table == from_table) {
             let src: &str = cur.as_deref().unwrap_or(text);
+            if screened && ex.inner.as_ref().is_some_and(|inner| !inner.is_match(src)) {
+                continue;
+            }
             let Some((mut locs, mut pos)) = slots_if_match(&ex.re, src) else {
                 continue;
             };
@@ -956,6 +960,7 @@ fn table_patterns(kinds: &mut Vec<String>) -> Result<TablePatterns, PatternError
             groups: value_groups(&re),
             re,
             from_table: true,
+            inner: inner_search(&rule.regex),
         });
     }
     let pattern_keywords = aho_corasick::AhoCorasick::builder()
@@ -963,6 +968,13 @@ fn table_patterns(kinds: &mut Vec<String>) -> Result<TablePatterns, PatternError
         .build(keywords.iter().map(|(k, _)| k))
         .map_err(|e| pattern_error("keywords", e))?;
     Ok((extras, pattern_keywords, keywords))
+}
+
+/// A search for the literals one of which is in every match of `pattern`
+/// past its start (see [`super::screen::inner_literals`]).
+fn inner_search(pattern: &str) -> Option<aho_corasick::AhoCorasick> {
+    let literals = super::screen::inner_literals(pattern)?;
+    aho_corasick::AhoCorasick::new(literals).ok()
 }
 
 /// The user's own `[[redact_patterns]]`.
@@ -982,6 +994,7 @@ fn user_patterns(cfg: &RedactConfig, kinds: &mut Vec<String>) -> Result<Vec<Extr
         let re = build(kind, pat)?;
         extras.push(Extra {
             kind: kind_index(kinds, kind),
+            inner: inner_search(pat),
             groups: re
                 .capture_names()
                 .position(|n| n == Some("value"))

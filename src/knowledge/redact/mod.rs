@@ -150,6 +150,13 @@ struct Extra {
     /// True for the table's patterns (they have keywords, and leave
     /// placeholders alone); false for the user's (they always run).
     from_table: bool,
+    /// Literals one of which every match holds past its start (see
+    /// `screen::inner_literals`), searched for before the pattern: a
+    /// screened text without one is not searched. The table's `.env`
+    /// rule, which starts at any line, searched every line of each tool
+    /// output with a `_key` or `_token` in it (a ninth of redaction's
+    /// time), for a `_KEY` that was not there.
+    inner: Option<aho_corasick::AhoCorasick>,
 }
 
 /// Settings for [`Redactor::new`].

@@ -22,6 +22,7 @@
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::{dfa::DFA, Anchored, MatchKind, StartKind};
 use regex_syntax::hir::literal::Extractor;
+use regex_syntax::hir::{Hir, HirKind};
 use std::collections::BTreeMap;
 
 /// What a literal found in a text lets run.
@@ -232,6 +233,32 @@ fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
     Some(literals.iter().map(|l| l.as_bytes().to_vec()).collect())
 }
 
+/// Literals one of which is in every match of `pattern` past its start,
+/// or None: those that start the rest of its outermost sequence from one
+/// of its parts on, cut to the length of the shortest (a few short ones
+/// search faster than many long ones), from the part that gives the
+/// longest (three bytes at least), then the fewest. The literals a match
+/// starts with are left to the regex's own search, which looks for them;
+/// it does not look inside.
+pub(super) fn inner_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let HirKind::Concat(parts) = hir.kind() else {
+        return None;
+    };
+    let found = (1..parts.len()).filter_map(|i| {
+        let rest = Hir::concat(parts[i..].to_vec());
+        let seq = Extractor::new().extract(&rest);
+        let shortest = seq.literals()?.iter().map(|l| l.as_bytes().len()).min()?;
+        let mut cut: Vec<Vec<u8>> = (seq.literals()?.iter())
+            .map(|l| l.as_bytes()[..shortest].to_vec())
+            .collect();
+        cut.sort();
+        cut.dedup();
+        (shortest >= 3).then_some(cut)
+    });
+    found.max_by_key(|cut| (cut[0].len(), std::cmp::Reverse(cut.len())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{RedactConfig, Redactor};
@@ -266,8 +293,88 @@ mod tests {
         }
     }
 
+    /// The `.env` rule, which starts at any line, is searched for only
+    /// where one of its names' ends is: the part of it that needs one.
+    #[test]
+    fn inner_literals_come_from_the_part_that_needs_the_longest() {
+        let env = super::super::rules::TABLE
+            .pattern
+            .iter()
+            .find(|p| p.kind == "env-secret");
+        let literals = super::inner_literals(&env.expect("the .env rule").regex).expect("literals");
+        assert!(
+            literals.iter().any(|l| l.starts_with(b"_KEY")),
+            "{literals:?}"
+        );
+        assert!(literals
+            .iter()
+            .all(|l| l.len() == literals[0].len() && l.starts_with(b"_")));
+        assert!(
+            literals[0].len() >= 4 && literals.len() < 32,
+            "{literals:?}"
+        );
+        // A match's first part is the regex's own search; a sequence of
+        // one part, or none long enough, gives nothing.
+        assert_eq!(super::inner_literals(r"(?:password|secret)=\w+"), None);
+        assert_eq!(super::inner_literals(r"a|bcdef"), None);
+        assert_eq!(super::inner_literals(r"\w+=[a-z]{2}"), None);
+        assert_eq!(
+            super::inner_literals(r"\w+(?:xyz|uvw)\d"),
+            Some(vec![b"uvw".to_vec(), b"xyz".to_vec()])
+        );
+        // Cut to the shortest: `xyz abc` and `xyz abd` are both `xyz ab`.
+        let cut = super::inner_literals(r"\w+(?:xyz|uvw) ?(?:abc|abd|defg)").expect("literals");
+        let text = |l: &Vec<u8>| String::from_utf8(l.clone()).expect("text");
+        assert_eq!(
+            cut.iter().map(text).collect::<Vec<_>>(),
+            [
+                "uvw ab", "uvw de", "uvwabc", "uvwabd", "uvwdef", "xyz ab", "xyz de", "xyzabc",
+                "xyzabd", "xyzdef"
+            ]
+        );
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Every match of a pattern, the table's and others, holds one of
+        /// its inner literals: checked on the table's examples cut, grown
+        /// and spliced at random places.
+        #[test]
+        fn every_match_holds_an_inner_literal(
+            edits in proptest::collection::vec((0usize..64, 0usize..1000, "[A-Za-z0-9_=:; \t\n\\\"'.-]{0,6}", 0usize..4), 1..6),
+        ) {
+            let table = super::super::rules::TABLE.pattern.iter().map(|p| (p.regex.clone(), p.examples.clone()));
+            let others = [
+                (r"(?i)[a-z]+_(?:key|token)\s*=\s*(?P<value>\S{4,})".to_string(), vec!["API_KEY = abcdef".to_string()]),
+                (r"(?:^|\n)[A-Z]+_SECRET(?:_[A-Z]+)?=\S+".to_string(), vec!["\nAWS_SECRET_X=1234".to_string()]),
+            ];
+            for (pattern, examples) in table.chain(others) {
+                let Some(literals) = super::inner_literals(&pattern) else { continue };
+                let re = regex::Regex::new(&pattern).expect("pattern");
+                let mut texts = examples.clone();
+                for &(which, at, ref piece, cut) in &edits {
+                    let mut text = examples[which % examples.len()].clone();
+                    let mut at = at % (text.len() + 1);
+                    while !text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    let mut end = (at + cut).min(text.len());
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    text.replace_range(at..end, piece);
+                    texts.push(text);
+                }
+                for text in texts {
+                    for m in re.find_iter(&text) {
+                        let held = literals.iter().any(|l| m.as_str().as_bytes().windows(l.len()).any(|w| w == &l[..]));
+                        proptest::prop_assert!(held, "{:?} in {:?} holds none of {:?}", m.as_str(), text, literals);
+                    }
+                }
+            }
+        }
+
         /// Walked whole or as two or four pieces side by side, the screen
         /// finds every keyword the text holds, in any ASCII case, and no
         /// other: wherever it lies, across the pieces' cuts too, and
