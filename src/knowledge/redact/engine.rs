@@ -171,8 +171,12 @@ impl Redactor {
         // The user's patterns' errors first, as before the two were joined.
         let rules = rules?;
         let (people, people_literals) = people?;
-        let screen =
-            super::screen::Screen::new(&trigger_sources(), &people_literals, &rules.keywords);
+        let screen = super::screen::Screen::new(
+            &trigger_sources(),
+            &people_literals,
+            super::people::USERS,
+            &rules.keywords,
+        );
         let fingerprint = {
             use std::hash::{Hash, Hasher};
             let mut h = crate::base::hash::hasher();
@@ -253,7 +257,9 @@ impl Redactor {
         // went in lies outside the marker (one inside or across it is
         // refused), in bytes the text already held side by side: its
         // literal was there from the start.
-        let (url, rest, people, patterns) = match &self.screen {
+        // `users`: whether a home under a drive letter may be there (see
+        // `stage_people`).
+        let (url, rest, people, users, patterns) = match &self.screen {
             Some(screen) if use_trigger => {
                 let mut patterns = self.user_patterns();
                 let needs = screen.scan(text, &mut patterns);
@@ -266,12 +272,13 @@ impl Redactor {
                     let starts = needs.rest.iter().filter(|&&(j, _)| j == i);
                     t.matches_at(text, starts.map(|&(_, at)| at))
                 });
-                (needs.url, rest, needs.people, patterns)
+                (needs.url, rest, needs.people, Some(needs.users), patterns)
             }
             _ => {
                 let url = !use_trigger || SCHEME_END.find(text.as_bytes()).is_some();
                 let rest = !use_trigger || self.rules.trigger_rest.iter().any(|t| t.is_match(text));
-                (url, rest, true, self.patterns_for(text, use_trigger))
+                let users = use_trigger.then_some(true);
+                (url, rest, true, users, self.patterns_for(text, use_trigger))
             }
         };
         let mut st = State {
@@ -296,7 +303,7 @@ impl Redactor {
                 4 if rest => self.stage_auth_header(&cur, &mut st),
                 5 if rest => self.stage_assignment(&cur, &mut st),
                 6 => self.stage_extras(&cur, &mut st, &patterns, true, use_trigger),
-                7 if people => self.stage_people(&cur, &mut st, use_trigger),
+                7 if people => self.stage_people(&cur, &mut st, users),
                 _ => None,
             };
             if let Some(s) = out {

@@ -117,7 +117,7 @@ pub(super) struct People {
 }
 
 /// `users` as a home under a drive letter spells it.
-const USERS: &str = "(?i:users)";
+pub(super) const USERS: &str = "(?i:users)";
 
 const OWNER_HOME: usize = 0;
 const DASHED_HOME: usize = 1;
@@ -126,9 +126,9 @@ const NAME: usize = 3;
 
 impl People {
     /// The rules, and the regexes that screen for them (see `screen.rs`):
-    /// the patterns of [`People::plain`], and `users`, which every home
-    /// under a drive letter holds. Every match of the rules holds a match
-    /// of one of them.
+    /// the patterns of [`People::plain`]. Every match of the rules holds a
+    /// match of one of them, or of [`USERS`], which every home under a
+    /// drive letter holds.
     pub(super) fn new(cfg: &RedactConfig) -> Result<(People, Vec<String>), PatternError> {
         // Home directories, longest first so /home/dana2 wins over /home/dana
         // (the right-boundary check would reject the shorter one anyway).
@@ -185,7 +185,6 @@ impl People {
         let plain = build_many("home", &patterns)?;
         let users = build("home", USERS)?;
         let other = build("home", &format!("^(?:{others})"))?;
-        patterns.push(USERS.to_string());
         let people = People {
             re,
             plain,
@@ -362,11 +361,21 @@ impl Redactor {
     /// Homes (`~`, `~user`) and names (`user`) in one pass: at one
     /// position a home path wins, so `/home/dana` becomes `~`, not
     /// `/home/user`; a rejected home still lets its user name be replaced.
-    pub(super) fn stage_people(&self, text: &str, st: &mut State, screen: bool) -> Option<String> {
+    ///
+    /// `users`: whether the screen found a [`USERS`] in the text, None
+    /// when it was not screened. Where it found none, no home under a
+    /// drive letter can be there, and the text is not searched for one.
+    pub(super) fn stage_people(
+        &self,
+        text: &str,
+        st: &mut State,
+        users: Option<bool>,
+    ) -> Option<String> {
         let people = &self.people;
-        let re = match screen {
-            true => people.for_text(text),
-            false => &people.re,
+        let re = match users {
+            None => &people.re,
+            Some(false) => &people.plain,
+            Some(true) => people.for_text(text),
         };
         let mut rw = Rewriter::new(text, st);
         let mut pos = 0;

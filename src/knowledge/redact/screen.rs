@@ -35,6 +35,8 @@ enum Gate {
     Url,
     /// The home and name rule.
     People,
+    /// The same, and its homes under a drive letter.
+    Users,
     /// The table pattern of this index into `Redactor::extras`.
     Pattern(usize),
 }
@@ -48,6 +50,9 @@ pub(super) struct Needs {
     pub rest: Vec<(usize, usize)>,
     pub url: bool,
     pub people: bool,
+    /// A `users` (`people::USERS`): a home under a drive letter may be
+    /// there.
+    pub users: bool,
 }
 
 pub(super) struct Screen {
@@ -71,21 +76,25 @@ const MIN_PIECE: usize = 40;
 
 impl Screen {
     /// The screen for the rules behind `rest` (regexes), the home and
-    /// name rule (`people`: regexes, one of which every match of the rule
-    /// holds a match of) and the table patterns' `keywords` (lower-cased,
-    /// with their pattern's index). None when one of the regexes has
-    /// matches without a literal.
+    /// name rule (`people` and `users`: regexes, one of which every match
+    /// of the rule holds a match of; `users` for the homes under a drive
+    /// letter) and the table patterns' `keywords` (lower-cased, with their
+    /// pattern's index). None when one of the regexes has matches without
+    /// a literal.
     pub(super) fn new(
         rest: &[String],
         people: &[String],
+        users: &str,
         keywords: &[(Box<[u8]>, usize)],
     ) -> Option<Screen> {
         let mut found: Vec<(Vec<u8>, Gate)> = vec![(b"://".to_vec(), Gate::Url)];
+        let users = [users.to_string()];
         let sources = rest
             .iter()
             .enumerate()
             .map(|(i, source)| (source, Gate::Rest(i)))
-            .chain(people.iter().map(|source| (source, Gate::People)));
+            .chain(people.iter().map(|source| (source, Gate::People)))
+            .chain(users.iter().map(|source| (source, Gate::Users)));
         for (source, gate) in sources {
             for literal in required_literals(source)? {
                 found.push((literal, gate));
@@ -210,6 +219,10 @@ impl Screen {
                 Gate::Rest(i) => needs.rest.push((i, end - self.lens[literal])),
                 Gate::Url => needs.url = true,
                 Gate::People => needs.people = true,
+                Gate::Users => {
+                    needs.people = true;
+                    needs.users = true;
+                }
                 Gate::Pattern(p) => {
                     if let Some(run) = patterns.get_mut(p) {
                         *run = true;
@@ -399,7 +412,7 @@ mod tests {
                 .map(|(p, k)| (k.as_bytes().into(), p))
                 .collect();
             let rule: Vec<String> = keywords.iter().map(|k| regex::escape(k)).collect();
-            let screen = super::Screen::new(&[rule.join("|")], &[], &indexed).expect("screen");
+            let screen = super::Screen::new(&[rule.join("|")], &[], super::super::people::USERS, &indexed).expect("screen");
             let lower = text.to_ascii_lowercase();
             let held: Vec<bool> = keywords.iter().map(|k| lower.contains(k.as_str())).collect();
             let starts: std::collections::BTreeSet<usize> = (0..lower.len())
