@@ -88,13 +88,12 @@ impl Screen {
         keywords: &[(Box<[u8]>, usize)],
     ) -> Option<Screen> {
         let mut found: Vec<(Vec<u8>, Gate)> = vec![(b"://".to_vec(), Gate::Url)];
-        let users = [users.to_string()];
         let sources = rest
             .iter()
             .enumerate()
-            .map(|(i, source)| (source, Gate::Rest(i)))
-            .chain(people.iter().map(|source| (source, Gate::People)))
-            .chain(users.iter().map(|source| (source, Gate::Users)));
+            .map(|(i, source)| (source.as_str(), Gate::Rest(i)))
+            .chain(people.iter().map(|source| (source.as_str(), Gate::People)))
+            .chain(std::iter::once((users, Gate::Users)));
         for (source, gate) in sources {
             for literal in required_literals(source)? {
                 found.push((literal, gate));
@@ -261,13 +260,17 @@ pub(super) fn inner_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
     let found = (1..parts.len()).filter_map(|i| {
         let rest = Hir::concat(parts[i..].to_vec());
         let seq = Extractor::new().extract(&rest);
-        let shortest = seq.literals()?.iter().map(|l| l.as_bytes().len()).min()?;
-        let mut cut: Vec<Vec<u8>> = (seq.literals()?.iter())
+        let literals = seq.literals()?;
+        let shortest = literals.iter().map(|l| l.as_bytes().len()).min()?;
+        if shortest < 3 {
+            return None;
+        }
+        let mut cut: Vec<Vec<u8>> = (literals.iter())
             .map(|l| l.as_bytes()[..shortest].to_vec())
             .collect();
         cut.sort();
         cut.dedup();
-        (shortest >= 3).then_some(cut)
+        Some(cut)
     });
     found.max_by_key(|cut| (cut[0].len(), std::cmp::Reverse(cut.len())))
 }
