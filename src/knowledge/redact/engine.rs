@@ -259,7 +259,9 @@ impl Redactor {
         // literal was there from the start.
         // `users`: whether a home under a drive letter may be there (see
         // `stage_people`).
-        let (url, rest, people, users, patterns) = match &self.screen {
+        // `people`: whether the home and name rule runs, and where the
+        // screen found its literals.
+        let (url, rest, (people, people_at), users, patterns) = match &self.screen {
             Some(screen) if use_trigger => {
                 let mut patterns = self.user_patterns();
                 let needs = screen.scan(text, &mut patterns);
@@ -272,13 +274,21 @@ impl Redactor {
                     let starts = needs.rest.iter().filter(|&&(j, _)| j == i);
                     t.matches_at(text, starts.map(|&(_, at)| at))
                 });
-                (needs.url, rest, needs.people, Some(needs.users), patterns)
+                let people = (needs.people, Some(needs.people_at));
+                (needs.url, rest, people, Some(needs.users), patterns)
             }
             _ => {
                 let url = !use_trigger || SCHEME_END.find(text.as_bytes()).is_some();
                 let rest = !use_trigger || self.rules.trigger_rest.iter().any(|t| t.is_match(text));
                 let users = use_trigger.then_some(true);
-                (url, rest, true, users, self.patterns_for(text, use_trigger))
+                let people = (true, None);
+                (
+                    url,
+                    rest,
+                    people,
+                    users,
+                    self.patterns_for(text, use_trigger),
+                )
             }
         };
         let mut st = State {
@@ -303,7 +313,15 @@ impl Redactor {
                 4 if rest => self.stage_auth_header(&cur, &mut st),
                 5 if rest => self.stage_assignment(&cur, &mut st),
                 6 => self.stage_extras(&cur, &mut st, &patterns, true, use_trigger),
-                7 if people => self.stage_people(&cur, &mut st, users),
+                7 if people => {
+                    // Where its matches can start, when the screen says:
+                    // in the text as screened (nothing replaced yet), and
+                    // with no home under a drive letter (whose match starts
+                    // before its `users`).
+                    let starts = (people_at.as_deref())
+                        .filter(|_| matches!(cur, Cow::Borrowed(_)) && users == Some(false));
+                    self.stage_people(&cur, &mut st, users, starts)
+                }
                 _ => None,
             };
             if let Some(s) = out {

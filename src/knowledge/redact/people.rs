@@ -7,7 +7,7 @@
 use super::engine::{build, build_many, next_char, Rewriter, State, K_HOME, K_USERNAME};
 use super::{PatternError, RedactConfig, Redactor};
 use regex::Regex;
-use regex_automata::{meta, Input};
+use regex_automata::{meta, Anchored, Input};
 
 /// User names never replaced as words: too short (< 3 chars) or so common
 /// that replacing them would wreck ordinary prose and code ("node", "admin",
@@ -365,11 +365,15 @@ impl Redactor {
     /// `users`: whether the screen found a [`USERS`] in the text, None
     /// when it was not screened. Where it found none, no home under a
     /// drive letter can be there, and the text is not searched for one.
+    /// `starts`: where the screen found the literals that start every
+    /// match of the rule without such homes (only then given), in any
+    /// order.
     pub(super) fn stage_people(
         &self,
         text: &str,
         st: &mut State,
         users: Option<bool>,
+        starts: Option<&[usize]>,
     ) -> Option<String> {
         let people = &self.people;
         let re = match users {
@@ -379,7 +383,26 @@ impl Redactor {
         };
         let mut rw = Rewriter::new(text, st);
         let mut pos = 0;
-        while let Some(m) = re.search(&Input::new(text).range(pos..)) {
+        // Each match in turn, from `pos` on: searched for in the text, or,
+        // when the screen found where they can start, tried at each of
+        // those places in order (the first place that holds one holds the
+        // leftmost, and it is the same match). A search stopped at every
+        // home path, and found where its match started with a second
+        // search, backwards.
+        let mut places = starts.map(|s| {
+            let mut s = s.to_vec();
+            s.sort_unstable();
+            s.dedup();
+            s.into_iter()
+        });
+        let mut next = |pos: usize| match places.as_mut() {
+            None => re.search(&Input::new(text).range(pos..)),
+            Some(places) => places.filter(|&at| at >= pos).find_map(|at| {
+                let input = Input::new(text).range(at..).anchored(Anchored::Yes);
+                re.search(&input)
+            }),
+        };
+        while let Some(m) = next(pos) {
             let (s, e) = (m.start(), m.end());
             let group = people
                 .kinds

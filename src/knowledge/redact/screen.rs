@@ -50,6 +50,11 @@ pub(super) struct Needs {
     pub rest: Vec<(usize, usize)>,
     pub url: bool,
     pub people: bool,
+    /// Where a literal of the home and name rule's regexes starts (byte
+    /// offset), in no order, a place perhaps twice: each place a match of
+    /// the rule can start, unless a home under a drive letter is there
+    /// (`users`).
+    pub people_at: Vec<usize>,
     /// A `users` (`people::USERS`): a home under a drive letter may be
     /// there.
     pub users: bool,
@@ -217,7 +222,10 @@ impl Screen {
             match *gate {
                 Gate::Rest(i) => needs.rest.push((i, end - self.lens[literal])),
                 Gate::Url => needs.url = true,
-                Gate::People => needs.people = true,
+                Gate::People => {
+                    needs.people = true;
+                    needs.people_at.push(end - self.lens[literal]);
+                }
                 Gate::Users => {
                     needs.people = true;
                     needs.users = true;
@@ -415,14 +423,20 @@ mod tests {
                 .map(|(p, k)| (k.as_bytes().into(), p))
                 .collect();
             let rule: Vec<String> = keywords.iter().map(|k| regex::escape(k)).collect();
-            let screen = super::Screen::new(&[rule.join("|")], &[], super::super::people::USERS, &indexed).expect("screen");
+            let rule = [rule.join("|")];
+            let screen = super::Screen::new(&rule, &rule, super::super::people::USERS, &indexed).expect("screen");
             let lower = text.to_ascii_lowercase();
             let held: Vec<bool> = keywords.iter().map(|k| lower.contains(k.as_str())).collect();
             let starts: std::collections::BTreeSet<usize> = (0..lower.len())
                 .filter(|&i| keywords.iter().any(|k| lower[i..].starts_with(k.as_str())))
                 .collect();
+            // As the rest's literals and as the home and name rule's.
             let found = |needs: &super::Needs| -> std::collections::BTreeSet<usize> {
-                needs.rest.iter().map(|&(i, at)| { assert_eq!(i, 0); at }).collect()
+                let rest: std::collections::BTreeSet<usize> =
+                    needs.rest.iter().map(|&(i, at)| { assert_eq!(i, 0); at }).collect();
+                let people: std::collections::BTreeSet<usize> = needs.people_at.iter().copied().collect();
+                assert_eq!(rest, people);
+                rest
             };
             let bytes = text.as_bytes();
             for pieces in [1, 2, 4] {
