@@ -59,10 +59,13 @@ enum Command {
     },
     /// Print the manual page (roff), e.g. `ccwiki man > ~/.local/share/man/man1/ccwiki.1`.
     Man,
-    /// Remove the previous copy of a site that `build` moved aside (what
+    /// Remove the previous copies of a site that `build` moved aside (what
     /// `build` starts in the background; refuses any other folder).
     #[command(hide = true)]
-    RemovePrevious { dir: PathBuf },
+    RemovePrevious {
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
 }
 
 const SERVE_EXAMPLES: &str = "\
@@ -280,13 +283,16 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut cmd, "ccwiki", &mut script);
             print_bytes(&script)
         }
-        Command::RemovePrevious { dir } => match ccwiki::output::write::remove_previous(&dir) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("warning: {e}");
-                ExitCode::FAILURE
+        Command::RemovePrevious { dirs } => {
+            let mut code = ExitCode::SUCCESS;
+            for dir in dirs {
+                if let Err(e) = ccwiki::output::write::remove_previous(&dir) {
+                    eprintln!("warning: {e}");
+                    code = ExitCode::FAILURE;
+                }
             }
-        },
+            code
+        }
         Command::Man => {
             let man = clap_mangen::Man::new(<Cli as clap::CommandFactory>::command());
             let mut page = Vec::new();
@@ -486,8 +492,8 @@ fn run_build(args: BuildArgs) -> ExitCode {
     }
     match result {
         Ok(report) => {
-            if let Some(previous) = &report.previous {
-                remove_in_background(previous);
+            if !report.previous.is_empty() {
+                remove_in_background(&report.previous);
             }
             if !args.quiet {
                 print!("{}", report.summary(&opts, args.verbose, args.timings));
@@ -510,25 +516,27 @@ fn run_build(args: BuildArgs) -> ExitCode {
     }
 }
 
-/// Remove the previous copy of the site in a process of its own (a site
-/// of a hundred thousand pages takes a second to remove), so that the
-/// command returns as soon as the new site is in place. Where no process
-/// can be started, here and now. A copy the process could not remove is
-/// removed by the next build.
-fn remove_in_background(previous: &std::path::Path) {
+/// Remove the previous copies of the site in a process of its own (a
+/// site of a hundred thousand pages takes a second to remove), so that
+/// the command returns as soon as the new site is in place. Where no
+/// process can be started, here and now. A copy the process could not
+/// remove is removed by the next build.
+fn remove_in_background(previous: &[std::path::PathBuf]) {
     use std::process::{Command, Stdio};
     let started = std::env::current_exe().and_then(|exe| {
         Command::new(exe)
             .arg("remove-previous")
-            .arg(previous)
+            .args(previous)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
     });
     if started.is_err() {
-        if let Err(w) = ccwiki::output::write::remove_previous(previous) {
-            eprintln!("warning: {w}");
+        for dir in previous {
+            if let Err(w) = ccwiki::output::write::remove_previous(dir) {
+                eprintln!("warning: {w}");
+            }
         }
     }
 }

@@ -241,6 +241,24 @@ fn a_rebuild_returns_with_its_site_in_place_and_the_previous_copy_goes() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("left as it is"));
     }
     assert!(foreign.join("notes.txt").is_file() && site.join("index.html").is_file());
+    std::fs::remove_dir_all(&foreign).unwrap();
+    // A copy an earlier build moved aside and whose remover has not
+    // finished (or was stopped) goes as well, in the same way: the next
+    // build, even one that finds nothing changed, does not wait for it.
+    let left = tmp.path().join(".site.ccwiki-old-0456");
+    std::fs::create_dir_all(left.join("sessions/x")).unwrap();
+    std::fs::write(left.join("sessions/x/index.html"), "page").unwrap();
+    std::fs::write(left.join(".ccwiki"), "").unwrap();
+    std::fs::write(left.join(".ccwiki-build"), "0456").unwrap();
+    build();
+    assert_eq!(files_under(&site), first);
+    for _ in 0..600 {
+        if beside().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(beside(), Vec::<String>::new());
 }
 
 /// Every file under `dir`, relative, sorted.

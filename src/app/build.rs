@@ -160,9 +160,10 @@ pub struct BuildReport {
     /// (the counts are the last build's).
     pub unchanged: bool,
     /// With [`BuildOptions::leave_previous`]: the previous site, moved
-    /// aside, for the caller to remove with
+    /// aside, and the copies earlier builds left (one the last build's
+    /// remover may still be removing), for the caller to remove with
     /// [`crate::output::write::remove_previous`].
-    pub previous: Option<PathBuf>,
+    pub previous: Vec<PathBuf>,
 }
 
 impl BuildReport {
@@ -181,8 +182,9 @@ fn timed<T>(report: &mut BuildReport, phase: &'static str, f: impl FnOnce() -> T
 
 /// Refuse, before any work, a missing source, an output that overlaps a
 /// source, a foreign output directory, a report inside the site; put back
-/// a site that a killed build left aside.
-fn check_paths(opts: &BuildOptions) -> Result<(), Error> {
+/// a site that a killed build left aside. Returns the copies earlier
+/// builds left beside the site (see [`write::recover`]).
+fn check_paths(opts: &BuildOptions) -> Result<Vec<PathBuf>, Error> {
     let out = resolved(&opts.out);
     for s in &opts.sources {
         if !s.is_dir() {
@@ -206,12 +208,26 @@ fn check_paths(opts: &BuildOptions) -> Result<(), Error> {
             });
         }
     }
-    write::recover(&opts.out)?;
+    let left = write::recover(&opts.out)?;
     write::check_output(&opts.out)?;
     if let Some(r) = &opts.report {
         audit::check_report_path(r, &opts.out)?;
     }
-    Ok(())
+    Ok(left)
+}
+
+/// Remove the copies of the site that were moved aside (`dirs`), or
+/// leave them to the caller ([`BuildOptions::leave_previous`]).
+fn tidy(opts: &BuildOptions, dirs: Vec<PathBuf>, report: &mut BuildReport) {
+    if opts.leave_previous {
+        report.previous.extend(dirs);
+        return;
+    }
+    for dir in dirs {
+        if let Err(w) = timed(report, "tidy", || write::remove_previous(&dir)) {
+            report.skips.push(Skip::file(&opts.out, w));
+        }
+    }
 }
 
 /// What goes into the new site besides the pages (the user's kept files,
@@ -317,13 +333,7 @@ fn commit(
     report.files_unchanged = written.unchanged;
     report.pages_kept = written.kept;
     report.bytes_written = written.bytes;
-    if let Some(previous) = written.previous {
-        if opts.leave_previous {
-            report.previous = Some(previous);
-        } else if let Err(w) = timed(report, "tidy", || write::remove_previous(&previous)) {
-            report.skips.push(Skip::file(&opts.out, w));
-        }
-    }
+    tidy(opts, written.previous.into_iter().collect(), report);
     manifest.save(written.manifest);
     Ok(written.files_left)
 }
@@ -331,7 +341,7 @@ fn commit(
 /// Build the wiki described by `opts`.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     let mut report = BuildReport::default();
-    check_paths(opts)?;
+    let left = check_paths(opts)?;
     let pipeline = opts.pipeline();
     pipeline.check()?;
     let theme = crate::output::theme::resolve(&opts.theme, opts.site_dir.as_deref())?;
@@ -350,9 +360,13 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     );
     let renderer = renderer?;
     let (sources, discovered, fingerprint) = match discovered? {
-        Discovered::Unchanged(same) => return Ok(same),
+        Discovered::Unchanged(mut same) => {
+            tidy(opts, left, &mut same);
+            return Ok(same);
+        }
         Discovered::Changed(sources, report, fingerprint) => (sources, report, fingerprint),
     };
+    tidy(opts, left, &mut report);
     let (mut model, loaded) = pipeline.load_from(sources, discovered)?;
     report.timings.extend(loaded.timings);
     report.skips.extend(loaded.skips);

@@ -64,8 +64,18 @@ fn holds_proof(dir: &Path, id: &str) -> bool {
 /// entries at its top go on every core (a site's sessions, skills and
 /// projects folders), each with the standard library's removal, which
 /// never follows a link out of the tree even if one is swapped in meanwhile.
+/// What is already gone is not an error: another build's remover may be
+/// at work on the same directory.
 pub(super) fn remove_proven(dir: &Path) -> std::io::Result<()> {
-    let entries: Vec<fs::DirEntry> = fs::read_dir(dir)?
+    let gone = |r: std::io::Result<()>| match r {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    };
+    let entries = match fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        entries => entries?,
+    };
+    let entries: Vec<fs::DirEntry> = entries
         .filter(|e| {
             e.as_ref().map_or(true, |e| {
                 e.file_name() != BUILD_FILE && e.file_name() != MARKER
@@ -73,15 +83,15 @@ pub(super) fn remove_proven(dir: &Path) -> std::io::Result<()> {
         })
         .collect::<std::io::Result<_>>()?;
     entries.par_iter().try_for_each(|e| {
-        if e.file_type()?.is_dir() {
-            fs::remove_dir_all(e.path())
-        } else {
-            fs::remove_file(e.path())
-        }
+        gone(match e.file_type() {
+            Ok(t) if t.is_dir() => fs::remove_dir_all(e.path()),
+            Ok(_) => fs::remove_file(e.path()),
+            Err(e) => Err(e),
+        })
     })?;
     let _ = fs::remove_file(dir.join(MARKER));
     let _ = fs::remove_file(dir.join(BUILD_FILE));
-    fs::remove_dir(dir)
+    gone(fs::remove_dir(dir))
 }
 
 /// Whether `dir` holds nothing but, at most, a proof file.
@@ -94,11 +104,16 @@ fn holds_nothing(dir: &Path) -> bool {
 }
 
 /// Before anything else: if a build was killed between its two renames,
-/// put the previous site back at `out`; remove what killed builds left.
-pub(super) fn recover(out: &Path) -> Result<(), Error> {
+/// put the previous site back at `out`. Returns the copies that earlier
+/// builds left beside it (each proven ccwiki's), for the caller to remove
+/// with [`remove_previous`]: a previous site that the last build's own
+/// remover may still be at work on (waiting here for it made a build
+/// started right after another take four times as long), or a killed
+/// build's.
+pub(super) fn recover(out: &Path) -> Result<Vec<PathBuf>, Error> {
     let prefix = format!(".{}.ccwiki-", out_name(out));
     let Ok(entries) = fs::read_dir(parent_of(out)) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let mut found: Vec<(PathBuf, bool)> = Vec::new();
     for e in entries.filter_map(Result::ok) {
@@ -122,16 +137,17 @@ pub(super) fn recover(out: &Path) -> Result<(), Error> {
             found.push((e.path(), old));
         }
     }
+    let mut left = Vec::new();
     for (dir, old) in found {
         if old && fs::symlink_metadata(out).is_err() {
             fs::rename(&dir, out).map_err(|e| Error::io(out, e))?;
         } else {
-            let _ = remove_proven(&dir);
+            left.push(dir);
         }
     }
     // A build killed right after its swap left its proof in the site.
     let _ = fs::remove_file(out.join(BUILD_FILE));
-    Ok(())
+    Ok(left)
 }
 
 /// Move `staging` (of build `id`) to `out`. The old site is replaced in one
@@ -179,8 +195,16 @@ pub fn remove_previous(dir: &Path) -> Result<(), String> {
             .or_else(|| rest.strip_prefix("old-"))
     });
     // The site it replaced was ccwiki's, or an empty folder (then holding
-    // only the proof); a folder itself, not a link to one.
-    let folder = fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
+    // only the proof); a folder itself, not a link to one. Gone already:
+    // the remover of the build that moved it aside was done first.
+    let meta = fs::symlink_metadata(dir);
+    if meta
+        .as_ref()
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
+        return Ok(());
+    }
+    let folder = meta.is_ok_and(|m| m.is_dir());
     if !folder
         || !id.is_some_and(|id| proven(dir, id) || (holds_proof(dir, id) && holds_nothing(dir)))
     {
@@ -230,7 +254,9 @@ mod tests {
         let new = temp_dir(&out, "new", "abc");
         site(&new, "half");
         claim(&new, "abc").unwrap();
-        recover(&out).unwrap();
+        // The half-made copy is handed back to be removed.
+        assert_eq!(recover(&out).unwrap(), std::slice::from_ref(&new));
+        remove_previous(&new).unwrap();
         assert_eq!(
             fs::read_to_string(out.join("index.html")).unwrap(),
             "previous"
@@ -260,9 +286,33 @@ mod tests {
         let half = temp_dir(&out, "new", "0001");
         fs::create_dir(&half).unwrap();
         fs::write(half.join(BUILD_FILE), "").unwrap();
-        recover(&out).unwrap();
+        assert_eq!(recover(&out).unwrap(), Vec::<PathBuf>::new());
         assert!(foreign.join("index.html").exists() && lying.join("index.html").exists());
         assert!(!empty.exists() && !half.exists());
+        assert_eq!(fs::read_to_string(out.join("index.html")).unwrap(), "live");
+    }
+
+    /// A previous site the last build moved aside, which its remover may
+    /// still be removing, is handed back as it is (a build does not wait
+    /// for it), and removing it twice, or after the other remover, is no
+    /// error.
+    #[test]
+    fn a_copy_left_beside_the_site_is_handed_back_not_waited_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("site");
+        site(&out, "live");
+        let old = temp_dir(&out, "old", "abc");
+        site(&old, "previous");
+        fs::create_dir_all(old.join("sessions/x")).unwrap();
+        fs::write(old.join("sessions/x/index.html"), "page").unwrap();
+        claim(&old, "abc").unwrap();
+        assert_eq!(recover(&out).unwrap(), std::slice::from_ref(&old));
+        assert!(old.join("sessions/x/index.html").is_file());
+        // Half removed by another remover: its proof is still there.
+        fs::remove_dir_all(old.join("sessions")).unwrap();
+        remove_previous(&old).unwrap();
+        assert!(!old.exists());
+        remove_previous(&old).unwrap();
         assert_eq!(fs::read_to_string(out.join("index.html")).unwrap(), "live");
     }
 

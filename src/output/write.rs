@@ -60,9 +60,10 @@ pub struct FileRecord {
 }
 
 /// Put back the previous site if a build was killed while swapping it,
-/// and remove what killed builds left beside `out` (only what proves to be
-/// ccwiki's). Every build starts with this.
-pub fn recover(out: &Path) -> Result<(), Error> {
+/// and return the copies earlier builds left beside `out` (only what
+/// proves to be ccwiki's), for [`remove_previous`]. Every build starts
+/// with this.
+pub fn recover(out: &Path) -> Result<Vec<PathBuf>, Error> {
     swap::recover(out)
 }
 
