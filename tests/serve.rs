@@ -41,9 +41,15 @@ impl Drop for Server {
 }
 
 fn serve(source: &Path) -> Server {
+    serve_from(source, &std::env::temp_dir())
+}
+
+/// [`serve`], its site in a folder under `tmp`.
+fn serve_from(source: &Path, tmp: &Path) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ccwiki"))
         .args(["serve", "--port", "0", "--source"])
         .arg(source)
+        .env("TMPDIR", tmp)
         .env("CCWIKI_CACHE_DIR", common::test_cache().join("serve"))
         .env(
             "CCWIKI_ARCHIVE_DIR",
@@ -137,7 +143,8 @@ fn copy_demo() -> tempfile::TempDir {
 #[test]
 fn a_session_written_while_serving_shows_up_and_open_pages_are_told_to_reload() {
     let data = copy_demo();
-    let server = serve(data.path());
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve_from(data.path(), tmp.path());
     let (status, sessions) = get(&server.addr, "/sessions/");
     assert!(status.contains("200"), "{status}");
     assert!(!sessions.contains("quokkafish"));
@@ -196,6 +203,26 @@ fn a_session_written_while_serving_shows_up_and_open_pages_are_told_to_reload() 
         rebuilt.iter().any(|l| l.starts_with("Rebuilt in ")),
         "{rebuilt:?}"
     );
+    // The previous copy of the site goes once the pages are told: nothing
+    // is left beside the site served.
+    let [served] = &std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect::<Vec<_>>()[..]
+    else {
+        panic!("one folder for the served site");
+    };
+    let beside = || -> Vec<String> {
+        std::fs::read_dir(served)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "site")
+            .collect()
+    };
+    while !beside().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(beside(), Vec::<String>::new());
 }
 
 #[test]

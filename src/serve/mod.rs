@@ -40,6 +40,9 @@ fn served_build(opts: &BuildOptions, dir: &Path) -> BuildOptions {
     served.report = None;
     served.strict = false;
     served.keep = Vec::new();
+    // The previous copy of the site is removed once the open pages are
+    // told to reload (see `watch::rebuild`).
+    served.leave_previous = true;
     served
 }
 
@@ -52,6 +55,7 @@ pub fn serve(opts: &ServeOptions, say: Say, ready: impl FnOnce(SocketAddr)) -> R
         .map_err(|e| Error::io(std::env::temp_dir(), e))?;
     let served = served_build(&opts.build, dir.path());
     let report = build(&served)?;
+    watch::remove_previous(&report.previous, &say);
     say(&format!(
         "Built {} pages ({} projects, {} sessions) in {:.2?}",
         report.pages,
