@@ -284,14 +284,14 @@ fn main() -> ExitCode {
             print_bytes(&script)
         }
         Command::RemovePrevious { dirs } => {
-            let mut code = ExitCode::SUCCESS;
-            for dir in dirs {
-                if let Err(e) = ccwiki::output::write::remove_previous(&dir) {
-                    eprintln!("warning: {e}");
-                    code = ExitCode::FAILURE;
-                }
+            let warnings = ccwiki::output::write::remove_all_previous(&dirs);
+            for w in &warnings {
+                eprintln!("warning: {w}");
             }
-            code
+            match warnings.is_empty() {
+                true => ExitCode::SUCCESS,
+                false => ExitCode::FAILURE,
+            }
         }
         Command::Man => {
             let man = clap_mangen::Man::new(<Cli as clap::CommandFactory>::command());
@@ -533,10 +533,8 @@ fn remove_in_background(previous: &[std::path::PathBuf]) {
             .spawn()
     });
     if started.is_err() {
-        for dir in previous {
-            if let Err(w) = ccwiki::output::write::remove_previous(dir) {
-                eprintln!("warning: {w}");
-            }
+        for w in ccwiki::output::write::remove_all_previous(previous) {
+            eprintln!("warning: {w}");
         }
     }
 }

@@ -221,10 +221,8 @@ fn check_paths(opts: &BuildOptions) -> Result<Vec<PathBuf>, Error> {
 fn tidy(opts: &BuildOptions, dirs: Vec<PathBuf>, report: &mut BuildReport) {
     if opts.leave_previous {
         report.previous.extend(dirs);
-        return;
-    }
-    for dir in dirs {
-        if let Err(w) = timed(report, "tidy", || write::remove_previous(&dir)) {
+    } else if !dirs.is_empty() {
+        for w in timed(report, "tidy", || write::remove_all_previous(&dirs)) {
             report.skips.push(Skip::file(&opts.out, w));
         }
     }

@@ -221,6 +221,14 @@ pub fn remove_previous(dir: &Path) -> Result<(), String> {
     })
 }
 
+/// [`remove_previous`] for each of `dirs`: why each one that was not
+/// removed was not.
+pub fn remove_all_previous(dirs: &[PathBuf]) -> Vec<String> {
+    dirs.iter()
+        .filter_map(|d| remove_previous(d).err())
+        .collect()
+}
+
 /// Exchange two directories in one step; false where the system cannot.
 #[cfg(target_os = "linux")]
 fn exchange(a: &Path, b: &Path) -> bool {

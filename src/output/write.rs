@@ -43,7 +43,7 @@ pub struct Written {
     pub previous: Option<PathBuf>,
 }
 
-pub use super::swap::remove_previous;
+pub use super::swap::{remove_all_previous, remove_previous};
 
 /// What the write phase remembers of one file for the next build.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

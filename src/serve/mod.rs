@@ -54,8 +54,8 @@ pub fn serve(opts: &ServeOptions, say: Say, ready: impl FnOnce(SocketAddr)) -> R
         .tempdir()
         .map_err(|e| Error::io(std::env::temp_dir(), e))?;
     let served = served_build(&opts.build, dir.path());
+    // Into a new folder: no previous copy to remove.
     let report = build(&served)?;
-    watch::remove_previous(&report.previous, &say);
     say(&format!(
         "Built {} pages ({} projects, {} sessions) in {:.2?}",
         report.pages,

@@ -116,23 +116,15 @@ fn rebuild(opts: &BuildOptions, number: u64, reload: &broadcast::Sender<u64>, sa
                 // No page open is no error.
                 let _ = reload.send(number);
             }
-            // Only now: removing it (a second for a hundred thousand
-            // pages) held the reload back.
-            remove_previous(&report.previous, say);
+            // Only now: removing the previous copy (a second for a
+            // hundred thousand pages) held the reload back.
+            for w in crate::output::write::remove_all_previous(&report.previous) {
+                say(&format!("warning: {w}"));
+            }
         }
         Err(e) => say(&format!(
             "rebuild failed, the pages served are the previous ones: {e}"
         )),
-    }
-}
-
-/// Remove the copies of the site a build moved aside; what could not be
-/// removed is said (the next build tries again).
-pub(super) fn remove_previous(dirs: &[PathBuf], say: &Say) {
-    for dir in dirs {
-        if let Err(w) = crate::output::write::remove_previous(dir) {
-            say(&format!("warning: {w}"));
-        }
     }
 }
 

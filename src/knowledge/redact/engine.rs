@@ -261,12 +261,12 @@ impl Redactor {
         // `stage_people`).
         // `people`: whether the home and name rule runs, and where the
         // screen found its literals.
-        let (url, rest, (people, people_at), users, patterns) = match &self.screen {
+        let (url, rest, (people, mut people_at), users, patterns) = match &self.screen {
             Some(screen) if use_trigger => {
                 let mut patterns = self.user_patterns();
                 let needs = screen.scan(text, &mut patterns);
-                if needs.rest.is_empty() && !needs.url && !needs.people && !patterns.contains(&true)
-                {
+                let people = needs.people();
+                if needs.rest.is_empty() && !needs.url && !people && !patterns.contains(&true) {
                     return Cow::Borrowed(text);
                 }
                 let mut triggers = self.rules.trigger_rest.iter().enumerate();
@@ -274,7 +274,7 @@ impl Redactor {
                     let starts = needs.rest.iter().filter(|&&(j, _)| j == i);
                     t.matches_at(text, starts.map(|&(_, at)| at))
                 });
-                let people = (needs.people, Some(needs.people_at));
+                let people = (people, Some(needs.people_at));
                 (needs.url, rest, people, Some(needs.users), patterns)
             }
             _ => {
@@ -318,7 +318,7 @@ impl Redactor {
                     // in the text as screened (nothing replaced yet), and
                     // with no home under a drive letter (whose match starts
                     // before its `users`).
-                    let starts = (people_at.as_deref())
+                    let starts = (people_at.take())
                         .filter(|_| matches!(cur, Cow::Borrowed(_)) && users == Some(false));
                     self.stage_people(&cur, &mut st, users, starts)
                 }

@@ -373,7 +373,7 @@ impl Redactor {
         text: &str,
         st: &mut State,
         users: Option<bool>,
-        starts: Option<&[usize]>,
+        starts: Option<Vec<usize>>,
     ) -> Option<String> {
         let people = &self.people;
         let re = match users {
@@ -389,8 +389,7 @@ impl Redactor {
         // leftmost, and it is the same match). A search stopped at every
         // home path, and found where its match started with a second
         // search, backwards.
-        let mut places = starts.map(|s| {
-            let mut s = s.to_vec();
+        let mut places = starts.map(|mut s| {
             s.sort_unstable();
             s.dedup();
             s.into_iter()

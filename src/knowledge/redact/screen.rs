@@ -49,7 +49,6 @@ pub(super) struct Needs {
     /// place can be listed twice).
     pub rest: Vec<(usize, usize)>,
     pub url: bool,
-    pub people: bool,
     /// Where a literal of the home and name rule's regexes starts (byte
     /// offset), in no order, a place perhaps twice: each place a match of
     /// the rule can start, unless a home under a drive letter is there
@@ -58,6 +57,13 @@ pub(super) struct Needs {
     /// A `users` (`people::USERS`): a home under a drive letter may be
     /// there.
     pub users: bool,
+}
+
+impl Needs {
+    /// Whether the home and name rule can match.
+    pub(super) fn people(&self) -> bool {
+        self.users || !self.people_at.is_empty()
+    }
 }
 
 pub(super) struct Screen {
@@ -218,18 +224,13 @@ impl Screen {
 
     /// Open the gates of `literal`, found in a text ending at `end`.
     fn open(&self, literal: usize, end: usize, needs: &mut Needs, patterns: &mut [bool]) {
+        let start = end - self.lens[literal];
         for gate in &self.gates[literal] {
             match *gate {
-                Gate::Rest(i) => needs.rest.push((i, end - self.lens[literal])),
+                Gate::Rest(i) => needs.rest.push((i, start)),
                 Gate::Url => needs.url = true,
-                Gate::People => {
-                    needs.people = true;
-                    needs.people_at.push(end - self.lens[literal]);
-                }
-                Gate::Users => {
-                    needs.people = true;
-                    needs.users = true;
-                }
+                Gate::People => needs.people_at.push(start),
+                Gate::Users => needs.users = true,
                 Gate::Pattern(p) => {
                     if let Some(run) = patterns.get_mut(p) {
                         *run = true;
