@@ -12,7 +12,7 @@ use crate::knowledge::cache::{Cache, CacheStats};
 use crate::knowledge::exclude::Excluder;
 use crate::knowledge::identity::Identity;
 use crate::knowledge::model::{HistoryEntry, Knowledge, SessionStart};
-use crate::knowledge::redact::{RedactConfig, Redactor, Tally};
+use crate::knowledge::redact::{PatternError, Prepared, RedactConfig, Redactor, Tally};
 use crate::knowledge::spill::Spill;
 use crate::knowledge::{extract, history, triage};
 use crate::source::{discover, history as source_history};
@@ -126,11 +126,29 @@ impl Pipeline {
         }
     }
 
-    fn redactor(&self, identity: &Identity) -> Result<Redactor, Error> {
-        if !self.redact {
+    /// The rules that do not depend on whose data it is, compiled while
+    /// that is learned; None when nothing is redacted.
+    fn prepare(&self) -> Option<Result<Prepared, PatternError>> {
+        self.redact.then(|| Redactor::prepare(&self.extra_patterns))
+    }
+
+    /// The redactor of the rules [`Pipeline::prepare`] compiled and the
+    /// owner's homes and names.
+    fn redactor(
+        &self,
+        prepared: Option<Result<Prepared, PatternError>>,
+        identity: &Identity,
+    ) -> Result<Redactor, Error> {
+        let Some(prepared) = prepared else {
             return Ok(Redactor::disabled());
-        }
-        Redactor::new(&self.redact_config(identity)).map_err(pattern_error)
+        };
+        let cfg = self.redact_config(identity);
+        Redactor::for_owner(
+            prepared.map_err(pattern_error)?,
+            cfg.home_dirs,
+            cfg.usernames,
+        )
+        .map_err(pattern_error)
     }
 
     /// Every data root of the sources, and the archive's view of what
@@ -191,13 +209,20 @@ impl Pipeline {
             Some(out) => history::HistoryCache::open(out, self.cache_dir.as_deref()),
             None => history::HistoryCache::disabled(),
         };
-        let (read, raw_starts, identity) = timed(report, "identity", || {
-            let read = history::read(&sources.roots, cache);
-            let raw_starts = read_starts(sources, &mut skips);
-            let identity = Identity::learn(&sources.roots, read.projects(), &raw_starts);
-            (read, raw_starts, identity)
+        // The rules that need no owner are compiled on the core that the
+        // reads leave idle.
+        let ((read, raw_starts, identity), prepared) = timed(report, "identity", || {
+            rayon::join(
+                || {
+                    let read = history::read(&sources.roots, cache);
+                    let raw_starts = read_starts(sources, &mut skips);
+                    let identity = Identity::learn(&sources.roots, read.projects(), &raw_starts);
+                    (read, raw_starts, identity)
+                },
+                || self.prepare(),
+            )
         });
-        let redactor = self.redactor(&identity)?;
+        let redactor = timed(report, "redactor", || self.redactor(prepared, &identity))?;
         let mut tally = Tally::default();
         let mut prompts = history::PromptStats::default();
         let (history, starts) = timed(report, "history", || {

@@ -97,9 +97,18 @@ pub struct Redactor {
     screen: Option<screen::Screen>,
 }
 
+/// The rules that do not depend on the owner, compiled before the owner
+/// is known ([`Redactor::prepare`]); [`Redactor::for_owner`] adds the
+/// owner's.
+pub struct Prepared {
+    rules: Rules,
+    /// The user's patterns they were compiled from.
+    extra_patterns: Vec<(String, String)>,
+}
+
 /// The rules that do not depend on the owner: the table's, the engine's
 /// and the user's patterns (compiled beside the owner's, see
-/// `Redactor::new`).
+/// `Redactor::new`, or ahead of them, see `Redactor::prepare`).
 struct Rules {
     kinds: Vec<String>,
     pem_begin: Regex,

@@ -478,6 +478,14 @@ fn idempotent() {
     let twice = red.redact(&once).into_owned();
     assert_eq!(once, twice);
     assert!(!once.contains("dana") && !once.contains("Eve") && !once.contains("hunter2"));
+    // Compiled in two steps, as a build does, the owner learned last: the
+    // user's pattern kept, the same text and fingerprint.
+    let prepared = Redactor::prepare(&[("ticket".into(), r"TICKET-\d{4}".into())]).unwrap();
+    let homes = vec!["/home/dana".into(), "C:\\Users\\Eve".into()];
+    let ahead = Redactor::for_owner(prepared, homes, Vec::new()).unwrap();
+    assert_eq!(ahead.redact(&text), once);
+    assert_eq!(ahead.fingerprint(), red.fingerprint());
+    assert!(Redactor::prepare(&[("bad".into(), "(".into())]).is_err());
     let counts_before = red.counts();
     red.redact(&once);
     assert_eq!(red.counts(), counts_before, "re-redacting counts nothing");
@@ -700,6 +708,11 @@ fn unicode_is_safe() {
     );
 }
 
+/// Throughput: `cargo test --release -- --ignored --nocapture bench`
+///
+/// Synthetic prose + code + transcript JSON (50 MB, no secrets), the same
+/// with a home path, a user name and a token every 4 KB, and, when there
+/// is one, the local cargo registry's sources (real code and docs).
 #[test]
 #[ignore]
 fn bench() {
