@@ -127,8 +127,8 @@ struct Entry {
     tail_skip: Option<Box<Skip>>,
 }
 
-/// The index, as read (`F` is [`Found`]) and as written ([`Kept`]): the
-/// same bytes either way.
+/// The index, as read (`F` is [`Found`]) and as written ([`Written`]):
+/// the same bytes either way.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Stored<F> {
     format: u32,
@@ -176,15 +176,76 @@ impl<'de> Deserialize<'de> for Found {
     }
 }
 
-/// This build's entries, written as a map like [`Found`]. The paths are
-/// borrowed from discovery: copied, with a map's room, they were about
-/// 15 MB of the peak of a build of a hundred thousand files.
+/// This build's entries, in the order they are written (see
+/// [`Written`]): those it made, and those of the last build it keeps, by
+/// their key in [`Found`] (a hundred thousand entries copied from there
+/// were 11 MB of the peak of a rebuild; boxed for the few a rebuild
+/// makes, the entries of a cold build cost more). The paths are borrowed
+/// from discovery: copied, with a map's room, they were about 15 MB of
+/// the peak of a build of a hundred thousand files.
 #[derive(Debug, Default)]
-struct Kept<'s>(Vec<(&'s Path, Entry)>);
+struct Kept<'s> {
+    made: Vec<(&'s Path, Entry)>,
+    same: Vec<(&'s Path, u64)>,
+    /// For each file in order, whether its entry is in `same`.
+    is_same: Vec<bool>,
+}
 
-impl Serialize for Kept<'_> {
+/// A file's entry in this build: the last build's as it was, by its key
+/// in [`Found`], or a new one.
+#[derive(Debug)]
+enum Keep {
+    Same(u64),
+    New(Entry),
+}
+
+impl<'s> Kept<'s> {
+    /// Make room for `files` entries, of which the last build's index
+    /// holds `old`.
+    fn reserve(&mut self, files: usize, old: usize) {
+        self.made.reserve_exact(files.saturating_sub(old));
+        self.same.reserve_exact(files.min(old));
+        self.is_same.reserve_exact(files);
+    }
+
+    fn push(&mut self, path: &'s Path, keep: Keep) {
+        self.is_same.push(matches!(keep, Keep::Same(_)));
+        match keep {
+            Keep::Same(key) => self.same.push((path, key)),
+            Keep::New(entry) => self.made.push((path, entry)),
+        }
+    }
+
+    /// Each file's path and entry, in order; those of the last build
+    /// looked up in `old`.
+    fn entries<'a>(&'a self, old: &'a Found) -> impl Iterator<Item = (&'s Path, &'a Entry)> + 'a {
+        let (mut made, mut same) = (self.made.iter(), self.same.iter());
+        self.is_same
+            .iter()
+            .filter_map(move |&is_same| match is_same {
+                true => same
+                    .next()
+                    .and_then(|(path, key)| Some((*path, old.0.get(key)?))),
+                false => made.next().map(|(path, entry)| (*path, entry)),
+            })
+    }
+}
+
+/// This build's entries as they are written: those of the last build
+/// they keep looked up in it.
+struct Written<'a, 's> {
+    kept: &'a Kept<'s>,
+    old: &'a Found,
+}
+
+impl Serialize for Written<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.0.iter().map(|(path, e)| (path.to_string_lossy(), e)))
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.kept.entries(self.old).count()))?;
+        for (path, entry) in self.kept.entries(self.old) {
+            map.serialize_entry(&path.to_string_lossy(), entry)?;
+        }
+        map.end()
     }
 }
 
@@ -298,7 +359,7 @@ impl<'s> Cache<'s> {
         if let (Some(id), Some(e)) = (&identity, old) {
             if *id == e.identity {
                 if let Some(digest) = self.reuse(root, tf, e, r, spill) {
-                    let kept = CachedFile(&tf.path, e.clone());
+                    let kept = CachedFile(&tf.path, Keep::Same(path_key(&tf.path)));
                     return (digest, Some(kept), Served::Reused);
                 }
             }
@@ -469,7 +530,8 @@ impl<'s> Cache<'s> {
             .filter(|_| shelve)
             .and_then(|e| self.shelved(e, spill));
         let digest = state.into_digest(tf, tail_skip, r, shelved, spill);
-        (digest, entry.map(|e| CachedFile(&tf.path, e)), served)
+        let kept = entry.map(|e| CachedFile(&tf.path, Keep::New(e)));
+        (digest, kept, served)
     }
 
     /// Keep room in this build's pack for the state's turns when most are
@@ -534,7 +596,7 @@ impl<'s> Cache<'s> {
     /// Make room for the entries of `files` transcripts.
     pub fn expect(&mut self, files: usize) {
         if self.enabled() {
-            self.new.files.0.reserve_exact(files);
+            self.new.files.reserve(files, self.old.files.0.len());
         }
     }
 
@@ -545,8 +607,8 @@ impl<'s> Cache<'s> {
             Served::Resumed => self.stats.resumed += 1,
             Served::Read => self.stats.read += 1,
         }
-        if let Some(CachedFile(path, entry)) = file {
-            self.new.files.0.push((path, entry));
+        if let Some(CachedFile(path, keep)) = file {
+            self.new.files.push(path, keep);
         }
     }
 
@@ -565,13 +627,19 @@ impl<'s> Cache<'s> {
         if !self.packs.flush() {
             return copies;
         }
-        if stored::replace_with(&path, &self.new) {
+        let written = Stored {
+            format: self.new.format,
+            version: std::mem::take(&mut self.new.version),
+            redactor: self.new.redactor,
+            files: Written {
+                kept: &self.new.files,
+                old: &self.old.files,
+            },
+        };
+        if stored::replace_with(&path, &written) {
             // Packs no entry refers to any more: files gone, or superseded.
-            let live: std::collections::HashSet<&str> = self
-                .new
-                .files
-                .0
-                .iter()
+            let live: std::collections::HashSet<&str> = (self.new.files)
+                .entries(&self.old.files)
                 .flat_map(|(_, e)| [&*e.state.pack, &*e.turns.pack])
                 .collect();
             self.packs.keep_only(&live);
@@ -586,7 +654,8 @@ impl<'s> Cache<'s> {
     /// with the rest); what is left of them to wait for is handed back.
     fn compact(&mut self, copies: Copies) -> Copies {
         let mut live: BTreeMap<&str, u64> = BTreeMap::new();
-        for (_, e) in &self.new.files.0 {
+        let old = &self.old.files;
+        for (_, e) in self.new.files.entries(old) {
             for slot in [&e.state, &e.turns] {
                 *live.entry(&*slot.pack).or_default() += slot.len;
             }
@@ -602,17 +671,24 @@ impl<'s> Cache<'s> {
         // time. Its turns are copied whole: chunks are placed from the
         // start of their area, wherever it is.
         let copy = |slot: &Slot| packs.read(slot).and_then(|b| packs.append(&b));
-        self.new
-            .files
-            .0
-            .retain_mut(|(_, e)| match (copy(&e.state), copy(&e.turns)) {
-                (Some(state), Some(turns)) => {
-                    e.state = state;
-                    e.turns = turns;
-                    true
-                }
-                _ => false,
-            });
+        let moved: Vec<(&Path, Entry)> = (self.new.files.entries(old))
+            .filter_map(|(path, e)| match (copy(&e.state), copy(&e.turns)) {
+                (Some(state), Some(turns)) => Some((
+                    path,
+                    Entry {
+                        state,
+                        turns,
+                        ..e.clone()
+                    },
+                )),
+                _ => None,
+            })
+            .collect();
+        self.new.files = Kept {
+            is_same: vec![false; moved.len()],
+            made: moved,
+            same: Vec::new(),
+        };
         Copies::default()
     }
 }
@@ -638,7 +714,7 @@ pub enum Served {
 
 /// A file's cache entry on its way back to the cache.
 #[derive(Debug)]
-pub struct CachedFile<'s>(&'s Path, Entry);
+pub struct CachedFile<'s>(&'s Path, Keep);
 
 #[cfg(test)]
 mod tests {
@@ -865,11 +941,21 @@ mod tests {
         assert_eq!(cold.stats.read, 2);
         assert_eq!(cold.text, expected);
         assert_eq!(cold.spilled, 0, "turns are written once, to the cache");
+        let index = || {
+            let found = walkdir::WalkDir::new(cache_root.path())
+                .into_iter()
+                .filter_map(Result::ok)
+                .find(|e| e.file_name() == "cache.bin");
+            std::fs::read(found.expect("an index").path()).unwrap()
+        };
+        let after_cold = index();
 
         let warm = build(&roots, &out, cache_root.path());
         assert_eq!(warm.stats.reused, 2);
         assert_eq!(warm.text, expected);
         assert_eq!(warm.spilled, 0);
+        // The entries it kept are the last build's, written as they were.
+        assert_eq!(index(), after_cold);
 
         // A flipped byte in the session's turns: that file is read again.
         let cache = Cache::open(&out, Some(cache_root.path()), &Redactor::disabled());
