@@ -20,8 +20,8 @@ struct Stored {
 
 /// The pages' map, built from all its entries at once. Read one entry
 /// after another (in order, as they are kept), a map fills its nodes by
-/// half: 100,000 pages took about 16 MB where rendering begins, the
-/// largest of a rebuild's peaks.
+/// half: the map of 100,000 pages took 13 MB more where rendering
+/// begins, at a rebuild's peak.
 fn built_whole<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<BTreeMap<String, FileRecord>, D::Error> {
@@ -35,7 +35,8 @@ fn built_whole<'de, D: serde::Deserializer<'de>>(
             self,
             mut map: A,
         ) -> Result<Self::Value, A::Error> {
-            // No more room than the file can fill: a length is data too.
+            // The length is read from the file: room for a million
+            // entries at most, more as they come.
             let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1 << 20));
             while let Some(entry) = map.next_entry::<String, FileRecord>()? {
                 entries.push(entry);
