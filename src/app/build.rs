@@ -378,6 +378,14 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.notes = loaded.notes;
     report.archive = loaded.archive;
 
+    // What the last build wrote, opened before the site is assembled: its
+    // file is read whole and decoded, 10-20 MB for a moment, which on top
+    // of the assembled site of 100,000 sessions was a rebuild's peak.
+    let mut manifest = if opts.cache {
+        crate::output::manifest::Manifest::open(&opts.out, opts.cache_dir.as_deref())
+    } else {
+        crate::output::manifest::Manifest::disabled()
+    };
     let layouts = if opts.cache {
         assemble::Layouts::open(&opts.out, opts.cache_dir.as_deref())
     } else {
@@ -390,11 +398,6 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     count(&mut report, &site, &model);
 
     opts.progress.report("rendering", 0, 0);
-    let mut manifest = if opts.cache {
-        crate::output::manifest::Manifest::open(&opts.out, opts.cache_dir.as_deref())
-    } else {
-        crate::output::manifest::Manifest::disabled()
-    };
     let stager = write::Stager::begin(&opts.out, std::mem::take(&mut manifest.previous))?;
     let rendered = timed(&mut report, "render", || {
         render::render(&site, &renderer, &stager)
