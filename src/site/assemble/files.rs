@@ -75,7 +75,7 @@ impl ChangeRef {
 pub struct FilePage<'m> {
     model: &'m crate::knowledge::model::Knowledge,
     path: String,
-    project: Option<Link>,
+    project: Option<Arc<Link>>,
     changes: Vec<ChangeRef>,
     backups: Vec<BackupRow>,
     /// The diffs its changes' session pages made.

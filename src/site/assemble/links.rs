@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 #[derive(Debug, Default)]
 pub(super) struct Project {
     /// Its name and page, shared by every page that links to it.
-    pub link: Link,
+    pub link: Arc<Link>,
     /// The normalised `cwd` (the key it is filed under).
     pub path: String,
     pub sessions: Vec<usize>,
@@ -104,9 +104,6 @@ fn session_hrefs(model: &Knowledge, session_project: &[Option<String>]) -> Vec<O
         .collect()
 }
 
-/// How long a session's digest line is in a list.
-const DIGEST_CHARS: usize = 160;
-
 /// Every page's path and every cross-reference, decided once.
 pub(super) struct Links<'m> {
     pub model: &'m Knowledge,
@@ -135,7 +132,7 @@ pub(super) struct Links<'m> {
     /// Each session's row in lists, made once when first asked for and
     /// shared: the sessions list and the project pages show the same
     /// rows (two copies of a hundred thousand rows were 30 MB).
-    rows: Vec<OnceLock<Arc<SessionRow>>>,
+    rows: Vec<OnceLock<Arc<SessionRow<'m>>>>,
 }
 
 impl<'m> Links<'m> {
@@ -155,10 +152,10 @@ impl<'m> Links<'m> {
                 .max();
             let name = project_name(key);
             let href = format!("projects/{}/index.html", project_slugs.claim(&name));
-            p.link = Link {
+            p.link = Arc::new(Link {
                 title: name.into(),
                 href: href.into(),
-            };
+            });
         }
         let mut memory_project = vec![String::new(); model.memories.len()];
         for (key, p) in &projects {
@@ -220,19 +217,13 @@ impl<'m> Links<'m> {
         sb.started.cmp(&sa.started).then_with(|| sa.id.cmp(&sb.id))
     }
 
-    pub fn project_link(&self, key: &str) -> Option<Link> {
+    pub fn project_link(&self, key: &str) -> Option<Arc<Link>> {
         self.projects.get(key).map(|p| p.link.clone())
     }
 
-    /// The page of the session with this id, if it has one.
-    pub fn session_link(&self, id: &str) -> Option<Link> {
-        self.sessions_by_id.get(id).map(|&i| {
-            let row = self.session_row(i);
-            Link {
-                title: row.title.clone(),
-                href: row.href.clone(),
-            }
-        })
+    /// The row of the session with this id, if it has a page.
+    pub fn session_row_of(&self, id: &str) -> Option<Arc<SessionRow<'m>>> {
+        self.sessions_by_id.get(id).map(|&i| self.session_row(i))
     }
 
     pub fn project_card(&self, p: &Project) -> ProjectCard {
@@ -269,44 +260,40 @@ impl<'m> Links<'m> {
     }
 
     /// Session `i`'s row in lists.
-    pub fn session_row(&self, i: usize) -> Arc<SessionRow> {
+    pub fn session_row(&self, i: usize) -> Arc<SessionRow<'m>> {
         self.rows[i]
             .get_or_init(|| Arc::new(self.make_row(i)))
             .clone()
     }
 
-    fn make_row(&self, i: usize) -> SessionRow {
+    fn make_row(&self, i: usize) -> SessionRow<'m> {
         let s = &self.model.sessions[i];
-        let title = s.title();
+        let title: Arc<str> = s.title().into();
         SessionRow {
-            digest: self.digest(i, &title).map(String::into_boxed_str),
-            title: title.into(),
+            about: self.about(i, &title),
+            title,
             href: self.session_href[i].clone().unwrap_or_default(),
-            started: s.started,
+            session: s,
             project: self.session_project[i]
                 .as_deref()
                 .and_then(|k| self.project_link(k)),
-            prompts: s.prompts,
-            times: (s.started, s.ended),
         }
     }
 
-    /// A line that says what a session was about beyond its title: what
-    /// `/insights` made of it, else its summary, else what happened while
-    /// the user was away, else where it ended.
-    pub fn digest(&self, i: usize, title: &str) -> Option<String> {
+    /// What a session was about beyond its title: what `/insights` made
+    /// of it, else its summary, else what happened while the user was
+    /// away, else where it ended.
+    fn about(&self, i: usize, title: &str) -> Option<&'m str> {
         let s = &self.model.sessions[i];
         let facet = self
             .facets
             .get(s.id.as_str())
             .and_then(|f| f.summary.as_deref());
         let summary = s.titles.summary.as_deref().filter(|t| *t != title);
-        let text = facet
+        facet
             .or(summary)
             .or(s.setup.away.as_deref())
-            .or(s.titles.last_answer.as_deref())?;
-        let line = crate::base::text::one_line(text, DIGEST_CHARS);
-        (!line.is_empty()).then_some(line)
+            .or(s.titles.last_answer.as_deref())
     }
 
     /// Memories whose kind passes `pred`, in model order.

@@ -56,7 +56,7 @@ pub enum View<'m> {
     /// Rendered from [`FilePage::load`], never serialised as it is.
     #[serde(skip_serializing)]
     File(FilePage<'m>),
-    Timeline(Box<TimelineView>),
+    Timeline(Box<TimelineView<'m>>),
     List(Box<ListView<'m>>),
     /// The page a server shows for an address with nothing at it.
     NotFound(NotFoundView),

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// The list of sessions by month, newest first, in pages of [`LIST_ROWS`].
 pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
-    let mut months: Vec<(String, Vec<Arc<SessionRow>>)> = Vec::new();
+    let mut months: Vec<(String, Vec<Arc<SessionRow<'m>>>)> = Vec::new();
     for &i in &l.sessions {
         let m = l.model.sessions[i]
             .started
@@ -185,7 +185,7 @@ pub struct LaidSession<'m> {
     /// Its index in the model's sessions.
     index: usize,
     /// Its row in lists: its title, first page and project.
-    row: Arc<SessionRow>,
+    row: Arc<SessionRow<'m>>,
     setup: Box<[Link]>,
     facet: Option<&'m crate::knowledge::setup::Facet>,
     /// Its pages' spans; none for a session on one page (most are).
@@ -367,7 +367,7 @@ pub struct SessionPage<'m> {
     /// Where the diffs file pages show are kept.
     diffs: &'m SharedDiffs<'m>,
     spill: &'m crate::knowledge::spill::Spill,
-    pub project: Option<&'m Link>,
+    pub project: Option<&'m Arc<Link>>,
     span: PageSpan,
     page: usize,
     pages: usize,

@@ -54,7 +54,7 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
         .collect();
     // Every page in reading order, newest first: (month, which page of the
     // month when there are several, its days, its link).
-    let mut parts: Vec<(String, Option<String>, Vec<TimelineDay>, Link)> = Vec::new();
+    let mut parts: Vec<(String, Option<String>, Vec<TimelineDay<'m>>, Link)> = Vec::new();
     for (month, days) in months {
         let split = split_groups(days, LIST_ROWS);
         let n = split.len();
@@ -119,7 +119,7 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
     pages
 }
 
-fn timeline_page<'m>(path: String, title: String, view: TimelineView) -> Page<'m> {
+fn timeline_page<'m>(path: String, title: String, view: TimelineView<'m>) -> Page<'m> {
     Page {
         path,
         template: "timeline.html",
@@ -134,7 +134,7 @@ type Days = Vec<(String, Vec<usize>)>;
 
 /// The months of `all` (entries newest first), newest first, each with
 /// its days and the entries of each (their places in `all`).
-fn months(all: &[TimelineEntry]) -> Vec<(String, Days)> {
+fn months(all: &[TimelineEntry<'_>]) -> Vec<(String, Days)> {
     let mut months: Vec<(String, Days)> = Vec::new();
     // The day of the last entry: its keys are written only when it changes
     // (a long history is tens of thousands of entries in a few hundred days).
@@ -162,7 +162,7 @@ fn months(all: &[TimelineEntry]) -> Vec<(String, Days)> {
 /// Every entry, newest first (the same time: by text): prompts from the
 /// history, session starts from transcripts, and starts known only from
 /// `sessions/<pid>.json`.
-fn entries(l: &Links<'_>) -> Vec<TimelineEntry> {
+fn entries<'m>(l: &Links<'m>) -> Vec<TimelineEntry<'m>> {
     let model = l.model;
     let project_link = |cwd: &str| l.project_link(&project_key(cwd));
     let mut all =
@@ -184,23 +184,17 @@ fn entries(l: &Links<'_>) -> Vec<TimelineEntry> {
             EntryKind::Prompt,
             one_line(&h.display, 200).into(),
             h.project.as_deref().and_then(project_link),
-            h.session_id.as_deref().and_then(|id| l.session_link(id)),
+            h.session_id.as_deref().and_then(|id| l.session_row_of(id)),
         );
     }
     let mut started: BTreeSet<&str> = BTreeSet::new();
     for s in &model.sessions {
-        let (Some(link), Some(ts)) = (l.session_link(&s.id), s.started) else {
+        let (Some(row), Some(ts)) = (l.session_row_of(&s.id), s.started) else {
             continue;
         };
         started.insert(&s.id);
         let project = s.cwd.as_deref().and_then(project_link);
-        add(
-            ts,
-            EntryKind::Start,
-            link.title.clone(),
-            project,
-            Some(link),
-        );
+        add(ts, EntryKind::Start, row.title.clone(), project, Some(row));
     }
     for st in &model.starts {
         let Some(ts) = st
@@ -219,7 +213,7 @@ fn entries(l: &Links<'_>) -> Vec<TimelineEntry> {
             EntryKind::Start,
             format!("Session {} started{from}", short_id(&st.session_id)).into(),
             st.cwd.as_deref().and_then(project_link),
-            l.session_link(&st.session_id),
+            l.session_row_of(&st.session_id),
         );
     }
     // Sorted in place: a stable sort would hold half of them again.
@@ -228,7 +222,7 @@ fn entries(l: &Links<'_>) -> Vec<TimelineEntry> {
 }
 
 /// Newest first; at the same time by text, then in the order found.
-fn newest_first(a: &TimelineEntry, b: &TimelineEntry) -> std::cmp::Ordering {
+fn newest_first(a: &TimelineEntry<'_>, b: &TimelineEntry<'_>) -> std::cmp::Ordering {
     b.ts.cmp(&a.ts)
         .then_with(|| a.text.cmp(&b.text))
         .then(a.seq.cmp(&b.seq))
@@ -239,7 +233,7 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
 
-    fn entry(seq: u32, hour: u32, day: u32, month: u32, text: &str) -> TimelineEntry {
+    fn entry(seq: u32, hour: u32, day: u32, month: u32, text: &str) -> TimelineEntry<'static> {
         TimelineEntry {
             ts: Utc.with_ymd_and_hms(2026, month, day, hour, 0, 0).unwrap(),
             kind: EntryKind::Start,

@@ -2,7 +2,7 @@
 //! priced from `prices.toml` (a model not in it has an unknown price).
 
 use super::links::Links;
-use super::views::{HeatCell, Heatmap, Link, UsageRow, UsageView, WeekBar};
+use super::views::{HeatCell, Heatmap, UsageRow, UsageView, WeekBar};
 use super::{Page, View};
 use crate::knowledge::model::{ModelUsage, Usage};
 use serde::Deserialize;
@@ -201,7 +201,7 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
     let mut projects: Vec<UsageRow> = by_project
         .iter()
         .filter_map(|(key, u)| {
-            let link: Link = l.project_link(key)?;
+            let link = l.project_link(key)?;
             Some(row(
                 &l.model.prices,
                 link.title.to_string(),

@@ -1,6 +1,7 @@
 //! The lean view structs templates receive: only what a page shows, mostly
 //! borrowed from the model. `docs/themes.md` documents each field.
 
+use crate::knowledge::model::Session;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -63,43 +64,50 @@ pub struct MemoryCard<'m> {
     pub href: String,
     pub description: &'m str,
     pub kind: &'m str,
-    pub project: Option<Link>,
+    pub project: Option<Arc<Link>>,
 }
 
-/// One session in a list. Its date and duration are made from its times
-/// when it is shown: a hundred thousand rows held them as strings.
-#[derive(Debug, Clone, Serialize)]
-pub struct SessionRow {
+/// One session in a list. What it shows besides its title and page (its
+/// date, duration, prompts, project, digest) is made from its session when
+/// it is shown: a hundred thousand rows held them, 11 MB at the peak of
+/// a rebuild.
+#[derive(Debug, Clone)]
+pub struct SessionRow<'m> {
     pub title: Arc<str>,
     pub href: Arc<str>,
-    #[serde(rename = "date", serialize_with = "shown_date")]
-    pub started: Option<chrono::DateTime<chrono::Utc>>,
-    pub project: Option<Link>,
-    pub prompts: u64,
-    #[serde(rename = "duration", serialize_with = "shown_duration")]
-    pub times: (
-        Option<chrono::DateTime<chrono::Utc>>,
-        Option<chrono::DateTime<chrono::Utc>>,
-    ),
-    /// What it was about beyond its title (a summary, where it ended).
-    pub digest: Option<Box<str>>,
+    pub session: &'m Session,
+    pub project: Option<Arc<Link>>,
+    /// What it was about beyond its title (a summary, where it ended),
+    /// cut to a line when shown.
+    pub about: Option<&'m str>,
 }
 
-fn shown_date<S: serde::Serializer>(
-    ts: &Option<chrono::DateTime<chrono::Utc>>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    super::format::date_time(*ts).serialize(s)
+/// How long a session's digest line is in a list.
+const DIGEST_CHARS: usize = 160;
+
+impl SessionRow<'_> {
+    /// The line [`SessionRow::about`] shows, if it says anything.
+    pub fn digest(&self) -> Option<String> {
+        let line = crate::base::text::one_line(self.about?, DIGEST_CHARS);
+        (!line.is_empty()).then_some(line)
+    }
 }
 
-fn shown_duration<S: serde::Serializer>(
-    (start, end): &(
-        Option<chrono::DateTime<chrono::Utc>>,
-        Option<chrono::DateTime<chrono::Utc>>,
-    ),
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    super::format::duration(*start, *end).serialize(s)
+impl Serialize for SessionRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let session = self.session;
+        let mut row = s.serialize_struct("SessionRow", 7)?;
+        row.serialize_field("title", &self.title)?;
+        row.serialize_field("href", &self.href)?;
+        row.serialize_field("date", &super::format::date_time(session.started))?;
+        row.serialize_field("project", &self.project)?;
+        row.serialize_field("prompts", &session.prompts)?;
+        let duration = super::format::duration(session.started, session.ended);
+        row.serialize_field("duration", &duration)?;
+        row.serialize_field("digest", &self.digest())?;
+        row.end()
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -107,7 +115,7 @@ pub struct HomeView<'m> {
     pub totals: Totals,
     pub projects: Vec<ProjectCard>,
     pub knowledge: Vec<MemoryCard<'m>>,
-    pub recent: Vec<Arc<SessionRow>>,
+    pub recent: Vec<Arc<SessionRow<'m>>>,
     pub activity: Vec<MonthBar>,
     pub about: Vec<MemoryCard<'m>>,
 }
@@ -149,7 +157,7 @@ pub struct ProjectView<'m> {
     /// Other memories, grouped by kind.
     pub knowledge: Vec<MemoryGroup<'m>>,
     /// The most recent sessions, at most a list page of them.
-    pub sessions: Vec<Arc<SessionRow>>,
+    pub sessions: Vec<Arc<SessionRow<'m>>>,
     /// All of the project's sessions.
     pub session_count: usize,
     /// Prompts known only from `history.jsonl`, newest first.
@@ -168,7 +176,7 @@ pub struct MemoryView<'m> {
     pub name: &'m str,
     pub description: &'m str,
     pub kind: &'m str,
-    pub project: Option<Link>,
+    pub project: Option<Arc<Link>>,
     /// For skills: the rule, then Why and How to apply, when the body has them.
     pub rule: Option<String>,
     pub why: Option<String>,
@@ -271,7 +279,7 @@ pub struct SubagentView<'m> {
 pub struct SessionView<'m> {
     pub title: String,
     pub id: &'m str,
-    pub project: Option<Link>,
+    pub project: Option<Arc<Link>>,
     pub date: Option<String>,
     pub duration: Option<String>,
     pub models: Vec<&'m str>,
@@ -306,18 +314,35 @@ pub struct SessionView<'m> {
 
 /// One timeline entry.
 #[derive(Debug, Clone, Serialize)]
-pub struct TimelineEntry {
+pub struct TimelineEntry<'m> {
     /// Shown as its clock time (`14:05`), made when the page is.
     #[serde(rename = "time", serialize_with = "clock_time")]
     pub ts: chrono::DateTime<chrono::Utc>,
     pub kind: EntryKind,
     pub text: Arc<str>,
-    pub project: Option<Link>,
-    pub session: Option<Link>,
+    pub project: Option<Arc<Link>>,
+    /// Its session's row, shown as a link to it.
+    #[serde(serialize_with = "row_link")]
+    pub session: Option<Arc<SessionRow<'m>>>,
     /// Its place among the entries as they were found: the last word
     /// between entries of the same time and text.
     #[serde(skip)]
     pub seq: u32,
+}
+
+/// A session's row as a link to its page.
+fn row_link<S: serde::Serializer>(
+    row: &Option<Arc<SessionRow<'_>>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let Some(row) = row else {
+        return s.serialize_none();
+    };
+    let mut link = s.serialize_struct("Link", 2)?;
+    link.serialize_field("title", &row.title)?;
+    link.serialize_field("href", &row.href)?;
+    link.end()
 }
 
 /// What a timeline entry marks.
@@ -343,33 +368,33 @@ fn clock_time<S: serde::Serializer>(
 /// all its pages share (a hundred thousand entries copied into each
 /// page's days took 25 MB).
 #[derive(Debug, Clone, Serialize)]
-pub struct TimelineDay {
+pub struct TimelineDay<'m> {
     pub date: String,
-    pub entries: EntryRun,
+    pub entries: EntryRun<'m>,
 }
 
 /// Entries `range` of `all`, serialised as a list of them.
 #[derive(Debug, Clone)]
-pub struct EntryRun {
-    pub all: Arc<Vec<TimelineEntry>>,
+pub struct EntryRun<'m> {
+    pub all: Arc<Vec<TimelineEntry<'m>>>,
     pub range: std::ops::Range<usize>,
 }
 
-impl Serialize for EntryRun {
+impl Serialize for EntryRun<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.all.get(self.range.clone()).unwrap_or_default())
     }
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct TimelineView {
+pub struct TimelineView<'m> {
     pub month: Option<String>,
     /// `page 2 of 5` when the month continues over several pages.
     pub part: Option<String>,
     /// Links, not bars: a bar's count changes with every new session,
     /// and would make every page of the timeline anew.
     pub months: Vec<MonthLink>,
-    pub days: Vec<TimelineDay>,
+    pub days: Vec<TimelineDay<'m>>,
     pub newer: Option<Link>,
     pub older: Option<Link>,
 }
@@ -382,7 +407,7 @@ pub struct ListView<'m> {
     pub projects: Vec<ProjectCard>,
     pub memories: Vec<MemoryCard<'m>>,
     /// Sessions grouped by month, newest first.
-    pub months: Vec<MonthGroup>,
+    pub months: Vec<MonthGroup<'m>>,
     /// The pages before and after this one of a list that continues.
     pub newer: Option<Link>,
     pub older: Option<Link>,
@@ -397,9 +422,9 @@ pub struct ToolCount {
 
 /// The sessions of one month.
 #[derive(Debug, Serialize)]
-pub struct MonthGroup {
+pub struct MonthGroup<'m> {
     pub month: String,
-    pub sessions: Vec<Arc<SessionRow>>,
+    pub sessions: Vec<Arc<SessionRow<'m>>>,
 }
 
 /// A prompt known only from `history.jsonl`.
@@ -482,7 +507,7 @@ pub struct SetupItem {
     pub href: String,
     pub description: String,
     /// For an instruction file a project's sessions read: the project.
-    pub project: Option<Link>,
+    pub project: Option<Arc<Link>>,
     /// How many sessions used it.
     pub used: usize,
 }
@@ -583,9 +608,9 @@ pub struct SetupDocView<'m> {
     pub description: &'m str,
     /// Markdown.
     pub body: &'m str,
-    pub project: Option<Link>,
+    pub project: Option<Arc<Link>>,
     /// The sessions that used it, newest first (at most 50).
-    pub used_in: Vec<Arc<SessionRow>>,
+    pub used_in: Vec<Arc<SessionRow<'m>>>,
     pub used_total: usize,
 }
 
@@ -654,7 +679,7 @@ pub struct BackupRow {
 #[derive(Debug, Serialize)]
 pub struct FileView<'m> {
     pub path: &'m str,
-    pub project: Option<Link>,
+    pub project: Option<Arc<Link>>,
     /// Oldest first.
     pub changes: Vec<ChangeView<'m>>,
     /// How many of the oldest changes leave their diff to their session's page.
@@ -666,6 +691,48 @@ pub struct FileView<'m> {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    /// A row shows what the list template reads, made from its session
+    /// when shown: the digest one line of at most 160 characters, none
+    /// when what the session was about says nothing.
+    #[test]
+    fn a_row_shows_its_session() {
+        let start = chrono::Utc.with_ymd_and_hms(2026, 3, 4, 10, 0, 0).unwrap();
+        let session = Session {
+            started: Some(start),
+            ended: Some(start + chrono::Duration::minutes(42)),
+            prompts: 7,
+            ..Session::default()
+        };
+        let long = format!("first  line\n{}", "word ".repeat(100));
+        let row = |about| SessionRow {
+            title: "T".into(),
+            href: "sessions/x/index.html".into(),
+            session: &session,
+            project: Some(Arc::new(Link {
+                title: "p".into(),
+                href: "projects/p/index.html".into(),
+            })),
+            about,
+        };
+        let json = serde_json::to_value(row(Some(long.as_str()))).expect("json");
+        assert_eq!(json["title"], "T");
+        assert_eq!(json["href"], "sessions/x/index.html");
+        assert_eq!(
+            json["date"],
+            super::super::format::date_time(Some(start)).unwrap()
+        );
+        assert_eq!(json["duration"], "42 min");
+        assert_eq!(json["prompts"], 7);
+        assert_eq!(json["project"]["href"], "projects/p/index.html");
+        let digest = json["digest"].as_str().expect("a digest");
+        assert!(digest.starts_with("first line word"), "{digest}");
+        assert!(!digest.contains('\n') && digest.chars().count() <= 163);
+        for nothing in [None, Some(""), Some(" \n\t ")] {
+            let json = serde_json::to_value(row(nothing)).expect("json");
+            assert!(json["digest"].is_null(), "{nothing:?}");
+        }
+    }
 
     proptest::proptest! {
         /// An entry's time reads as chrono writes `%H:%M`, at any minute.
