@@ -87,7 +87,7 @@ const DIGEST_CHARS: usize = 160;
 
 impl SessionRow<'_> {
     /// The line [`SessionRow::about`] shows, if it says anything.
-    pub fn digest(&self) -> Option<String> {
+    fn digest(&self) -> Option<String> {
         let line = crate::base::text::one_line(self.about?, DIGEST_CHARS);
         (!line.is_empty()).then_some(line)
     }
