@@ -21,12 +21,39 @@ use wide::u8x16;
 /// `\u` needs four hex digits), and a control character refuses the
 /// string.
 pub(super) fn end(bytes: &[u8], at: usize) -> Result<(usize, bool), Refused> {
+    if let Some(end) = short_end(bytes, at) {
+        return Ok((end, false));
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512bw") {
         // SAFETY: the CPU has AVX-512BW, as just checked.
         return unsafe { end_avx512(bytes, at) };
     }
     end_with(bytes, at, Block::at)
+}
+
+/// The end of a string whose body starts at `at` when its closing quote
+/// is among the next 32 bytes with no backslash or control character
+/// before it, else None. Most strings of a transcript are that short and
+/// plain (keys, ids, times: 5.5 of the 8 million strings of 1 GB of
+/// transcripts end within 32 bytes), and for them a block of 64 bytes
+/// cost more than its bytes: a call that cannot be inlined (the AVX-512
+/// one), the CPU's features checked, the escapes' arithmetic. Looking
+/// here first made a cold build of 1 GB 2 % faster (six alternating runs);
+/// looking at 64 bytes was no faster than at 32.
+#[inline(always)]
+fn short_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let splat = u8x16::splat;
+    let chunk = bytes.get(at..at + 32)?;
+    let (mut quotes, mut stops) = (0u32, 0u32);
+    for (k, lane) in chunk.chunks_exact(16).enumerate() {
+        let v = u8x16::new(lane.try_into().ok()?);
+        let bits = |m: u8x16| m.to_bitmask() << (16 * k);
+        quotes |= bits(v.simd_eq(splat(b'"')));
+        stops |= bits(v.simd_eq(splat(b'\\')) | v.min(splat(0x1f)).simd_eq(v));
+    }
+    let quote = quotes.trailing_zeros();
+    (quote < stops.trailing_zeros()).then(|| at + quote as usize + 1)
 }
 
 /// [`end`] with 64-byte compares.

@@ -198,6 +198,19 @@ proptest! {
         let _ = (bytes, at);
     }
 
+    /// Short strings read by the quick look (`end` first) end where the
+    /// walk by blocks ends them, at any place, near the end of the bytes
+    /// too.
+    #[test]
+    fn short_strings_end_as_the_blocks_say(
+        bytes in proptest::collection::vec(prop_oneof![4 => Just(b'a'), 1 => string_byte()], 0..100),
+        at in 0usize..100,
+    ) {
+        let at = at.min(bytes.len());
+        let blocks = super::strings::end_with(&bytes, at, Block::at);
+        prop_assert_eq!(super::strings::end(&bytes, at), blocks);
+    }
+
     /// A string of any bytes, at any place in a line across block edges:
     /// where serde_json reads the line, the skim reads it the same.
     #[test]
