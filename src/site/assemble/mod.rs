@@ -138,16 +138,29 @@ pub fn assemble_with<'m>(
     memories::search_docs(&l, &mut search_docs);
     projects::history_docs(&l, &mut search_docs);
     let (mut session_pages, changes) = sessions::pages(&l, &setup, layouts, &mut search_docs)?;
-    let (file_pages, file_lists, diffs) = files::pages(&l, changes);
+    // The files' pages beside the others (but the projects', which list
+    // the files): each is one walk over the sessions, on one thread.
+    let ((file_pages, file_lists, diffs), (home, others)) = rayon::join(
+        || files::pages(&l, changes),
+        || {
+            let home = home::pages(&l, &cards, &activity);
+            let mut others = memories::pages(&l);
+            others.extend(sessions::list(&l));
+            others.push(usage::page(&l));
+            others.extend(setup::pages(&l, &setup));
+            (home, others)
+        },
+    );
     session_pages.share(diffs);
-    let mut pages = home::pages(&l, &cards, &activity);
-    pages.extend(projects::pages(&l, &cards, file_lists));
-    pages.extend(memories::pages(&l));
-    pages.extend(sessions::list(&l));
-    pages.push(usage::page(&l));
-    pages.extend(setup::pages(&l, &setup));
+    let (projects, timeline) = rayon::join(
+        || projects::pages(&l, &cards, file_lists),
+        || timeline::pages(&l),
+    );
+    let mut pages = home;
+    pages.extend(projects);
+    pages.extend(others);
     pages.extend(file_pages);
-    pages.extend(timeline::pages(&l));
+    pages.extend(timeline);
     Ok(Site {
         pages,
         session_pages,
