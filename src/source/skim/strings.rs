@@ -43,17 +43,25 @@ pub(super) fn end(bytes: &[u8], at: usize) -> Result<(usize, bool), Refused> {
 /// looking at 64 bytes was no faster than at 32.
 #[inline(always)]
 fn short_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let splat = u8x16::splat;
     let chunk = bytes.get(at..at + 32)?;
     let (mut quotes, mut stops) = (0u32, 0u32);
     for (k, lane) in chunk.chunks_exact(16).enumerate() {
-        let v = u8x16::new(lane.try_into().ok()?);
+        let [quote, slash, control] = classes(u8x16::new(lane.try_into().ok()?));
         let bits = |m: u8x16| m.to_bitmask() << (16 * k);
-        quotes |= bits(v.simd_eq(splat(b'"')));
-        stops |= bits(v.simd_eq(splat(b'\\')) | v.min(splat(0x1f)).simd_eq(v));
+        quotes |= bits(quote);
+        stops |= bits(slash | control);
     }
     let quote = quotes.trailing_zeros();
     (quote < stops.trailing_zeros()).then(|| at + quote as usize + 1)
+}
+
+/// A lane's quotes, backslashes and control characters: a compare mask
+/// each (all ones where the byte is one).
+#[inline(always)]
+fn classes(v: u8x16) -> [u8x16; 3] {
+    let splat = u8x16::splat;
+    let control = v.min(splat(0x1f)).simd_eq(v);
+    [v.simd_eq(splat(b'"')), v.simd_eq(splat(b'\\')), control]
 }
 
 /// [`end`] with 64-byte compares.
@@ -180,12 +188,11 @@ impl Block {
         for (k, lane) in chunk.chunks_exact(16).enumerate() {
             let v = u8x16::new(lane.try_into().unwrap_or([b' '; 16]));
             let bits = |m: u8x16| u64::from(m.to_bitmask()) << (16 * k);
-            let quotes = v.simd_eq(splat(b'"'));
-            let slashes = v.simd_eq(splat(b'\\'));
+            let [quotes, slashes, controls] = classes(v);
             let letters = v.simd_eq(splat(b'n')) | v.simd_eq(splat(b't')) | v.simd_eq(splat(b'r'));
             block.quotes |= bits(quotes);
             block.slashes |= bits(slashes);
-            block.controls |= bits(v.min(splat(0x1f)).simd_eq(v));
+            block.controls |= bits(controls);
             block.common_escapes |= bits(quotes | slashes | letters);
         }
         block
