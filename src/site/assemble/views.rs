@@ -330,19 +330,16 @@ pub struct TimelineEntry<'m> {
     pub seq: u32,
 }
 
-/// A session's row as a link to its page.
+/// A session's row as a [`Link`] to its page.
 fn row_link<S: serde::Serializer>(
     row: &Option<Arc<SessionRow<'_>>>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeStruct;
-    let Some(row) = row else {
-        return s.serialize_none();
-    };
-    let mut link = s.serialize_struct("Link", 2)?;
-    link.serialize_field("title", &row.title)?;
-    link.serialize_field("href", &row.href)?;
-    link.end()
+    let link = row.as_ref().map(|row| Link {
+        title: row.title.clone(),
+        href: row.href.clone(),
+    });
+    link.serialize(s)
 }
 
 /// What a timeline entry marks.
