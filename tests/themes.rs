@@ -296,3 +296,39 @@ fn an_overridden_turns_partial_is_used_and_makes_what_the_built_in_one_does() {
     }
     assert!(sessions > 5, "{sessions} session pages");
 }
+
+#[test]
+fn an_overridden_diff_partial_is_used_and_makes_what_the_built_in_one_does() {
+    // With the built-in templates, a file page's diffs are spliced into
+    // what its template makes (`output::splice`); an override of the diff
+    // partial hands them to Tera. The same text with a mark after it must
+    // give the same pages, marks aside.
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    build(&plain, "default", None);
+    let built_in = ccwiki::output::render::BUILTIN_TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == "partials/diff.html")
+        .unwrap()
+        .1;
+    let repo = tmp.path().join("repo");
+    write(
+        &repo.join("templates/partials/diff.html"),
+        &format!("{built_in}<!-- mine -->"),
+    );
+    let custom = tmp.path().join("custom");
+    build(&custom, "default", Some(&repo));
+    let (a, b) = (common::read_tree(&plain), common::read_tree(&custom));
+    let mut diffs = 0;
+    for (path, page) in &a {
+        let theirs = String::from_utf8_lossy(&b[path]).into_owned();
+        let ours = String::from_utf8_lossy(page).into_owned();
+        if path.contains("/files/") {
+            let shown = ours.matches("<pre class=\"diff\">").count();
+            assert_eq!(theirs.matches("<!-- mine -->").count(), shown, "{path}");
+            diffs += shown;
+        }
+        assert_eq!(theirs.replace("<!-- mine -->", ""), ours, "{path}");
+    }
+    assert!(diffs > 5, "{diffs} diffs on file pages");
+}

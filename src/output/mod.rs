@@ -4,6 +4,7 @@ mod folders;
 pub mod manifest;
 pub mod markdown;
 pub mod render;
+pub mod splice;
 mod swap;
 pub mod theme;
 pub mod turns;

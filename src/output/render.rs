@@ -10,10 +10,11 @@
 //! and that escapes any raw HTML in its input.
 
 use crate::base::error::Error;
+use crate::output::splice::{marker, splice};
 use crate::output::theme::Theme;
 use crate::output::turns::Written;
 use crate::output::write::Stager;
-use crate::site::assemble::views::SessionView;
+use crate::site::assemble::views::{ChangeView, FileView, SessionView};
 use crate::site::assemble::{Page, Site, View};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -166,6 +167,9 @@ pub struct Renderer {
     /// [`crate::output::turns`] (the templates in use show them as the
     /// built-in ones do) rather than as views for Tera to walk.
     turns_written: bool,
+    /// Whether file pages get their diffs spliced into what their template
+    /// makes (the templates in use show them as the built-in ones do).
+    diffs_spliced: bool,
     /// Hash of everything besides a page's own context that shapes its HTML.
     fingerprint: u64,
     static_files: Vec<(String, Vec<u8>)>,
@@ -201,6 +205,9 @@ impl Renderer {
             |name| resolve(&templates, name),
             builtin,
         );
+        let diffs_spliced = DIFFS_SPLICED_IN.iter().all(|name| {
+            resolve(&templates, name).is_some() && resolve(&templates, name) == builtin(name)
+        });
         if turns_written {
             tera.add_raw_template("partials/turns.html", crate::output::turns::PRINT_TURNS)
                 .map_err(tmpl_err)?;
@@ -233,6 +240,7 @@ impl Renderer {
         Ok(Renderer {
             tera,
             turns_written,
+            diffs_spliced,
             fingerprint,
             static_files,
             place,
@@ -336,7 +344,6 @@ impl Renderer {
     ) -> Result<(), Error> {
         thread_local! {
             static TURNS: std::cell::RefCell<Written> = std::cell::RefCell::new(Written::default());
-            static CHROME: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         TURNS.with_borrow_mut(|written| {
             crate::output::turns::write_all(&mut view, &page.root(), written);
@@ -357,6 +364,47 @@ impl Renderer {
             written.unmark(&mut view);
             self.write(page, &view, stager, input)
         })
+    }
+
+    /// Render a file page, its diffs spliced into what its template makes
+    /// of `view` (or, when they cannot be, handed to the template: the
+    /// same page either way). A file's diffs through Tera (made template
+    /// values, then copied out by `safe`) were half its rendering.
+    fn write_diffs_spliced(
+        &self,
+        page: &Page<'_>,
+        mut view: FileView<'_>,
+        stager: &Stager,
+        input: u64,
+    ) -> Result<(), Error> {
+        // The template prints the diff of each change it does not elide.
+        fn shown<'v, 'm>(
+            view: &'v mut FileView<'m>,
+        ) -> impl Iterator<Item = &'v mut ChangeView<'m>> {
+            view.changes.iter_mut().filter(|c| !c.elided)
+        }
+        let mut diffs = Vec::new();
+        for (i, c) in shown(&mut view).enumerate() {
+            diffs.push(std::mem::replace(&mut c.diff, marker(i).into()));
+        }
+        let spliced = CHROME.with_borrow_mut(|chrome| {
+            chrome.clear();
+            self.html(page, &view, chrome)?;
+            PAGE.with_borrow_mut(|html| {
+                html.clear();
+                match splice(chrome, diffs.len(), |i| &diffs[i], html) {
+                    true => stager.put(&page.path, html, input).map(|()| true),
+                    false => Ok(false),
+                }
+            })
+        })?;
+        if spliced {
+            return Ok(());
+        }
+        for (c, diff) in shown(&mut view).zip(diffs) {
+            c.diff = diff;
+        }
+        self.write(page, &view, stager, input)
     }
 
     /// Render one page into `stager`; a session page's turns are read
@@ -385,7 +433,14 @@ impl Renderer {
                 page,
                 stager,
                 |h| f.input_key(h),
-                |input| self.write(page, &f.load()?.view(), stager, input),
+                |input| {
+                    let loaded = f.load()?;
+                    let view = loaded.view();
+                    if !self.diffs_spliced {
+                        return self.write(page, &view, stager, input);
+                    }
+                    self.write_diffs_spliced(page, view, stager, input)
+                },
             ),
             view => self.keep_or_make(
                 page,
@@ -401,7 +456,15 @@ thread_local! {
     // One buffer per thread for a page's HTML, reused: pages are rendered
     // by the thousand.
     static PAGE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    // The same for what a page's template makes before parts made apart
+    // are spliced in.
+    static CHROME: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
+
+/// The templates whose built-in text file pages' diffs are spliced for:
+/// the file page, which hands each diff to the diff partial, which prints
+/// it.
+const DIFFS_SPLICED_IN: [&str; 2] = ["file.html", "partials/diff.html"];
 
 /// The most pages one task of the loops over pages other than sessions'
 /// takes. Without a bound, rayon hands a thread a share of the pages to go

@@ -9,6 +9,7 @@
 //! that overrides one of those templates gets them through Tera, as before.
 
 use crate::output::markdown::render_into as markdown;
+use crate::output::splice::{marker, splice};
 #[cfg(test)]
 use crate::site::assemble::views::SubagentView;
 use crate::site::assemble::views::{BlockView, SessionView, TurnView, Turns};
@@ -71,45 +72,9 @@ impl Written {
     }
 
     /// `page` (its template's output) with each marker replaced by its
-    /// turns, appended to `out`; false, with `out` as it was, unless each
-    /// marker is in `page` once (text in a theme could name one: no
-    /// marker can be told from its copy then). One pass over `page`,
-    /// however many lists: a page can hold thousands of sub-agents.
+    /// turns, appended to `out`, as [`splice`] does.
     pub fn splice(&self, page: &[u8], out: &mut Vec<u8>) -> bool {
-        let prefix = marker_prefix();
-        let mut at = Vec::with_capacity(self.ends.len());
-        let mut seen = vec![false; self.ends.len()];
-        for start in memchr::memmem::find_iter(page, prefix.as_bytes()) {
-            let rest = &page[start + prefix.len()..];
-            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-            // Only a number as `marker` writes it: no leading zero.
-            let written = digits == 1 || rest.first().is_some_and(|&b| b != b'0');
-            let number = std::str::from_utf8(&rest[..digits])
-                .ok()
-                .filter(|_| written);
-            let i = number.and_then(|n| n.parse::<usize>().ok());
-            match i.filter(|&i| {
-                rest[digits..].starts_with(b"-->") && !seen.get(i).copied().unwrap_or(true)
-            }) {
-                Some(i) => {
-                    seen[i] = true;
-                    at.push((start, start + prefix.len() + digits + 3, i));
-                }
-                None => return false,
-            }
-        }
-        if at.len() != self.ends.len() {
-            return false;
-        }
-        out.reserve(page.len() + self.html.len());
-        let mut from = 0;
-        for (start, end, i) in at {
-            out.extend_from_slice(&page[from..start]);
-            out.extend_from_slice(self.list(i).as_bytes());
-            from = end;
-        }
-        out.extend_from_slice(&page[from..]);
-        true
+        splice(page, self.ends.len(), |i| self.list(i), out)
     }
 
     /// Hand the turns to `view` as HTML in their markers' place: for the
@@ -130,25 +95,6 @@ impl Written {
 /// A session page's lists of turns, its own then its sub-agents'.
 fn lists<'v, 'm>(view: &'v mut SessionView<'m>) -> impl Iterator<Item = &'v mut Turns<'m>> {
     std::iter::once(&mut view.turns).chain(view.subagents.iter_mut().map(|a| &mut a.turns))
-}
-
-/// The text standing in a page's template output for its `i`th list of
-/// turns: an HTML comment no content makes (text is escaped) and no theme
-/// can know (a number drawn once a run).
-fn marker(i: usize) -> String {
-    format!("{}{i}-->", marker_prefix())
-}
-
-/// What every marker starts with.
-fn marker_prefix() -> &'static str {
-    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PREFIX.get_or_init(|| {
-        use std::hash::{BuildHasher, Hasher};
-        let drawn = std::collections::hash_map::RandomState::new()
-            .build_hasher()
-            .finish();
-        format!("<!--ccwiki turns {drawn:016x} ")
-    })
 }
 
 /// Append what `{% include "partials/turns.html" %}` makes of `turns`.
@@ -579,7 +525,7 @@ mod tests {
         let mut written = Written::default();
         write_all(&mut view, "", &mut written);
         let (m0, m1) = (marker(0), marker(1));
-        let forged = |n: &str| format!("{}{n}-->", marker_prefix());
+        let forged = |n: &str| format!("{}{n}-->", crate::output::splice::marker_prefix());
         let pages = [
             format!("{m0}{m1}{m0}"),
             m0.clone(),

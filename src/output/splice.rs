@@ -1,0 +1,73 @@
+//! HTML made apart from a page's template, put in its place afterwards.
+//!
+//! A page's largest parts (a session's turns, a file's diffs) cost most
+//! when they go through Tera: made a template value, then copied out by
+//! `safe`. The page's view holds a [`marker`] in their place instead, the
+//! template runs, and [`splice`] puts each part where its marker came out.
+
+/// The text standing in a page's template output for its `i`th part: an
+/// HTML comment no content makes (text is escaped) and no theme can know
+/// (a number drawn once a run).
+pub fn marker(i: usize) -> String {
+    format!("{}{i}-->", marker_prefix())
+}
+
+/// What every marker starts with.
+pub(crate) fn marker_prefix() -> &'static str {
+    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PREFIX.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        let drawn = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        format!("<!--ccwiki part {drawn:016x} ")
+    })
+}
+
+/// `page` (its template's output) with the marker of each of its `count`
+/// parts replaced by `part(i)`, appended to `out`; false, with `out` as
+/// it was, unless each marker is in `page` once (text in a theme could
+/// name one: no marker can be told from its copy then). One pass over
+/// `page`, however many parts: a page can hold thousands.
+pub fn splice<'p>(
+    page: &[u8],
+    count: usize,
+    part: impl Fn(usize) -> &'p str,
+    out: &mut Vec<u8>,
+) -> bool {
+    let prefix = marker_prefix();
+    let mut at = Vec::with_capacity(count);
+    let mut seen = vec![false; count];
+    for start in memchr::memmem::find_iter(page, prefix.as_bytes()) {
+        let rest = &page[start + prefix.len()..];
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        // Only a number as `marker` writes it: no leading zero.
+        let written = digits == 1 || rest.first().is_some_and(|&b| b != b'0');
+        let number = std::str::from_utf8(&rest[..digits])
+            .ok()
+            .filter(|_| written);
+        let i = number.and_then(|n| n.parse::<usize>().ok());
+        match i.filter(|&i| {
+            rest[digits..].starts_with(b"-->") && !seen.get(i).copied().unwrap_or(true)
+        }) {
+            Some(i) => {
+                seen[i] = true;
+                at.push((start, start + prefix.len() + digits + 3, i));
+            }
+            None => return false,
+        }
+    }
+    if at.len() != count {
+        return false;
+    }
+    let parts: usize = (0..count).map(|i| part(i).len()).sum();
+    out.reserve(page.len() + parts);
+    let mut from = 0;
+    for (start, end, i) in at {
+        out.extend_from_slice(&page[from..start]);
+        out.extend_from_slice(part(i).as_bytes());
+        from = end;
+    }
+    out.extend_from_slice(&page[from..]);
+    true
+}
