@@ -332,3 +332,38 @@ fn an_overridden_diff_partial_is_used_and_makes_what_the_built_in_one_does() {
     }
     assert!(diffs > 5, "{diffs} diffs on file pages");
 }
+
+#[test]
+fn an_overridden_timeline_partial_is_used_and_makes_what_the_built_in_one_does() {
+    // With the built-in templates, a timeline page's days are written
+    // without Tera (`output::timeline`); an override of the partial walks
+    // them in Tera. The same text with a mark after it must give the same
+    // pages, marks aside.
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    build(&plain, "default", None);
+    let built_in = ccwiki::output::render::BUILTIN_TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == "partials/timeline_days.html")
+        .unwrap()
+        .1;
+    let repo = tmp.path().join("repo");
+    write(
+        &repo.join("templates/partials/timeline_days.html"),
+        &format!("{built_in}<!-- mine -->"),
+    );
+    let custom = tmp.path().join("custom");
+    build(&custom, "default", Some(&repo));
+    let (a, b) = (common::read_tree(&plain), common::read_tree(&custom));
+    let mut entries = 0;
+    for (path, page) in &a {
+        let theirs = String::from_utf8_lossy(&b[path]).into_owned();
+        let ours = String::from_utf8_lossy(page).into_owned();
+        if path.starts_with("timeline/") && path.ends_with(".html") {
+            assert!(theirs.contains("<!-- mine -->"), "{path}: override used");
+            entries += ours.matches("<li class=\"entry").count();
+        }
+        assert_eq!(theirs.replace("<!-- mine -->", ""), ours, "{path}");
+    }
+    assert!(entries > 5, "{entries} timeline entries");
+}

@@ -7,5 +7,6 @@ pub mod render;
 pub mod splice;
 mod swap;
 pub mod theme;
+pub mod timeline;
 pub mod turns;
 pub mod write;

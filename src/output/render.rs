@@ -69,6 +69,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         "partials/session_pager.html",
         include_str!("../../templates/partials/session_pager.html"),
     ),
+    (
+        "partials/timeline_days.html",
+        include_str!("../../templates/partials/timeline_days.html"),
+    ),
 ];
 
 /// The script that runs search in the browser (the same rules as [`crate::site::search`]).
@@ -167,6 +171,10 @@ pub struct Renderer {
     /// [`crate::output::turns`] (the templates in use show them as the
     /// built-in ones do) rather than as views for Tera to walk.
     turns_written: bool,
+    /// Whether timeline pages get their days as HTML written by
+    /// [`crate::output::timeline`] (the templates in use show them as the
+    /// built-in ones do) rather than as views for Tera to walk.
+    days_written: bool,
     /// Whether file pages get their diffs spliced into what their template
     /// makes (the templates in use show them as the built-in ones do).
     diffs_spliced: bool,
@@ -208,6 +216,18 @@ impl Renderer {
         let diffs_spliced = DIFFS_SPLICED_IN.iter().all(|name| {
             resolve(&templates, name).is_some() && resolve(&templates, name) == builtin(name)
         });
+        let days_written = crate::output::timeline::DAYS_STOOD_IN_FOR
+            .iter()
+            .all(|name| {
+                resolve(&templates, name).is_some() && resolve(&templates, name) == builtin(name)
+            });
+        if days_written {
+            tera.add_raw_template(
+                "partials/timeline_days.html",
+                crate::output::timeline::PRINT_DAYS,
+            )
+            .map_err(tmpl_err)?;
+        }
         if turns_written {
             tera.add_raw_template("partials/turns.html", crate::output::turns::PRINT_TURNS)
                 .map_err(tmpl_err)?;
@@ -240,6 +260,7 @@ impl Renderer {
         Ok(Renderer {
             tera,
             turns_written,
+            days_written,
             diffs_spliced,
             fingerprint,
             static_files,
@@ -440,6 +461,15 @@ impl Renderer {
                         return self.write(page, &view, stager, input);
                     }
                     self.write_diffs_spliced(page, view, stager, input)
+                },
+            ),
+            View::Timeline(t) if self.days_written => self.keep_or_make(
+                page,
+                stager,
+                |h| crate::base::fingerprint::hash_into(&page.view, h),
+                |input| {
+                    let written = crate::output::timeline::with_days_written(t, &page.root());
+                    self.write(page, &written, stager, input)
                 },
             ),
             view => self.keep_or_make(

@@ -84,7 +84,7 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
             month: Some(month),
             part,
             months: bars.clone(),
-            days,
+            days: super::views::Days::Views(days),
             newer: k.checked_sub(1).map(|j| links[j].clone()),
             older: links.get(k + 1).cloned(),
         };
@@ -106,7 +106,7 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
             month: None,
             part: None,
             months: Vec::new(),
-            days: Vec::new(),
+            days: super::views::Days::Views(Vec::new()),
             newer: None,
             older: None,
         };

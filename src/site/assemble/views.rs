@@ -352,6 +352,23 @@ pub enum EntryKind {
     Start,
 }
 
+impl TimelineEntry<'_> {
+    /// Its clock time as shown (`14:05`), appended to `out`.
+    pub fn push_time(&self, out: &mut String) {
+        out.push_str(super::format::clock_text(&self.ts).as_str());
+    }
+}
+
+impl EntryKind {
+    /// Its name, as it is serialised.
+    pub fn name(self) -> &'static str {
+        match self {
+            EntryKind::Prompt => "prompt",
+            EntryKind::Start => "start",
+        }
+    }
+}
+
 fn clock_time<S: serde::Serializer>(
     ts: &chrono::DateTime<chrono::Utc>,
     s: S,
@@ -359,6 +376,17 @@ fn clock_time<S: serde::Serializer>(
     // Without allocating: a long timeline has tens of thousands of
     // entries, hashed every build.
     s.serialize_str(super::format::clock_text(ts).as_str())
+}
+
+/// A timeline page's days: as views, or the HTML the built-in
+/// `partials/timeline_days.html` makes of them, written without a template
+/// when the built-in templates show them (`output::timeline`): the
+/// template walking their entries was most of a timeline page's time.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Days<'m> {
+    Views(Vec<TimelineDay<'m>>),
+    Html(String),
 }
 
 /// One day of a timeline page: a run of the timeline's entries, which
@@ -377,9 +405,16 @@ pub struct EntryRun<'m> {
     pub range: std::ops::Range<usize>,
 }
 
+impl<'m> EntryRun<'m> {
+    /// The entries of the run.
+    pub fn entries(&self) -> &[TimelineEntry<'m>] {
+        self.all.get(self.range.clone()).unwrap_or_default()
+    }
+}
+
 impl Serialize for EntryRun<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.all.get(self.range.clone()).unwrap_or_default())
+        s.collect_seq(self.entries())
     }
 }
 
@@ -391,7 +426,7 @@ pub struct TimelineView<'m> {
     /// Links, not bars: a bar's count changes with every new session,
     /// and would make every page of the timeline anew.
     pub months: Vec<MonthLink>,
-    pub days: Vec<TimelineDay<'m>>,
+    pub days: Days<'m>,
     pub newer: Option<Link>,
     pub older: Option<Link>,
 }
