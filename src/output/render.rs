@@ -209,18 +209,12 @@ impl Renderer {
         tera.register_filter("markdown", markdown_filter);
         tera.add_raw_templates(templates.clone())
             .map_err(tmpl_err)?;
-        let turns_written = crate::output::turns::shows_turns_as_built_in(
-            |name| resolve(&templates, name),
-            builtin,
-        );
-        let diffs_spliced = DIFFS_SPLICED_IN.iter().all(|name| {
-            resolve(&templates, name).is_some() && resolve(&templates, name) == builtin(name)
-        });
-        let days_written = crate::output::timeline::DAYS_STOOD_IN_FOR
-            .iter()
-            .all(|name| {
-                resolve(&templates, name).is_some() && resolve(&templates, name) == builtin(name)
-            });
+        let as_built_in = |names: &[&str]| {
+            crate::output::splice::shows_as_built_in(names, |n| resolve(&templates, n), builtin)
+        };
+        let turns_written = as_built_in(&crate::output::turns::STOOD_IN_FOR);
+        let diffs_spliced = as_built_in(&DIFFS_SPLICED_IN);
+        let days_written = as_built_in(&crate::output::timeline::DAYS_STOOD_IN_FOR);
         if days_written {
             tera.add_raw_template(
                 "partials/timeline_days.html",
@@ -494,7 +488,7 @@ thread_local! {
 /// The templates whose built-in text file pages' diffs are spliced for:
 /// the file page, which hands each diff to the diff partial, which prints
 /// it.
-const DIFFS_SPLICED_IN: [&str; 2] = ["file.html", "partials/diff.html"];
+pub(crate) const DIFFS_SPLICED_IN: [&str; 2] = ["file.html", "partials/diff.html"];
 
 /// The most pages one task of the loops over pages other than sessions'
 /// takes. Without a bound, rayon hands a thread a share of the pages to go

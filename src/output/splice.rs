@@ -4,6 +4,21 @@
 //! when they go through Tera: made a template value, then copied out by
 //! `safe`. The page's view holds a [`marker`] in their place instead, the
 //! template runs, and [`splice`] puts each part where its marker came out.
+//!
+//! Parts made apart must be what the templates would make of them: that
+//! holds only while the templates that show them are the built-in ones
+//! ([`shows_as_built_in`]).
+
+/// Whether each template of `names` resolves to its built-in text:
+/// `resolved` gives the text a template name resolves to, and `built_in`
+/// the built-in text.
+pub fn shows_as_built_in<'r, 'b>(
+    names: &[&str],
+    resolved: impl Fn(&str) -> Option<&'r str>,
+    built_in: impl Fn(&str) -> Option<&'b str>,
+) -> bool {
+    (names.iter()).all(|name| resolved(name).is_some() && resolved(name) == built_in(name))
+}
 
 /// The text standing in a page's template output for its `i`th part: an
 /// HTML comment no content makes (text is escaped) and no theme can know
@@ -70,4 +85,29 @@ pub fn splice<'p>(
     }
     out.extend_from_slice(&page[from..]);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_built_in_templates_are_stood_in_for() {
+        let built_in = crate::output::render::builtin;
+        for names in [
+            &crate::output::turns::STOOD_IN_FOR[..],
+            &crate::output::timeline::DAYS_STOOD_IN_FOR[..],
+            &crate::output::render::DIFFS_SPLICED_IN[..],
+        ] {
+            assert!(shows_as_built_in(names, built_in, built_in), "{names:?}");
+            for changed in names {
+                let resolved = |name: &str| match name == *changed {
+                    true => Some("{{ turns }}"),
+                    false => built_in(name),
+                };
+                assert!(!shows_as_built_in(names, resolved, built_in), "{changed}");
+            }
+            assert!(!shows_as_built_in(names, |_| None, |_| None));
+        }
+    }
 }

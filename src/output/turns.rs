@@ -3,7 +3,7 @@
 //! A session page is mostly its turns, and walking them with Tera (every
 //! turn and block turned into a template value, then looked up field by
 //! field) took a third of rendering. When the templates in use show turns
-//! as the built-in ones do (see [`shows_turns_as_built_in`]), the turns are
+//! as the built-in ones do (see [`STOOD_IN_FOR`]), the turns are
 //! written here instead, byte for byte what the built-in template makes:
 //! a test renders random turns both ways and compares. A theme or wiki
 //! that overrides one of those templates gets them through Tera, as before.
@@ -17,22 +17,10 @@ use crate::site::assemble::views::{BlockView, SessionView, TurnView, Turns};
 /// The templates whose built-in text this module stands in for: the
 /// session page, which hands `turns` to the turns partial, that partial,
 /// and the diff partial it includes.
-const STOOD_IN_FOR: [&str; 3] = ["session.html", "partials/turns.html", "partials/diff.html"];
+pub const STOOD_IN_FOR: [&str; 3] = ["session.html", "partials/turns.html", "partials/diff.html"];
 
 /// The turns partial used while turns come as HTML: it prints them.
 pub const PRINT_TURNS: &str = "{{ turns | safe }}";
-
-/// Whether the templates in use show turns as the built-in ones do:
-/// `resolved` gives the text a template name resolves to, and `built_in`
-/// the built-in text.
-pub fn shows_turns_as_built_in<'r, 'b>(
-    resolved: impl Fn(&str) -> Option<&'r str>,
-    built_in: impl Fn(&str) -> Option<&'b str>,
-) -> bool {
-    STOOD_IN_FOR
-        .iter()
-        .all(|name| resolved(name).is_some() && resolved(name) == built_in(name))
-}
 
 /// Write the session page's turns, and its sub-agents', as HTML, into
 /// `written` (what it held is dropped, its room kept: a page's turns are
@@ -542,19 +530,5 @@ mod tests {
         }
         let mut out = Vec::new();
         assert!(written.splice(format!("{m1}{m0}").as_bytes(), &mut out));
-    }
-
-    #[test]
-    fn only_the_built_in_templates_are_stood_in_for() {
-        let built_in = crate::output::render::builtin;
-        assert!(shows_turns_as_built_in(built_in, built_in));
-        for changed in STOOD_IN_FOR {
-            let resolved = |name: &str| match name == changed {
-                true => Some("{{ turns }}"),
-                false => built_in(name),
-            };
-            assert!(!shows_turns_as_built_in(resolved, built_in), "{changed}");
-        }
-        assert!(!shows_turns_as_built_in(|_| None, |_| None));
     }
 }
