@@ -8,6 +8,7 @@
 //! ways and compares. A theme or wiki that overrides the timeline page or
 //! the partial gets them through Tera, as before.
 
+use crate::output::turns::escape;
 use crate::site::assemble::views::{Days, TimelineDay, TimelineView};
 
 /// The templates whose built-in text this module stands in for: the
@@ -80,13 +81,6 @@ fn link_open(out: &mut String, lead: &str, root: &str, href: &str) {
     escape(out, root);
     escape(out, href);
     out.push_str("\">");
-}
-
-/// Text as Tera's autoescape writes it (the same as the turns'; see
-/// `output::turns`).
-fn escape(out: &mut String, text: &str) {
-    // Writing to a String cannot fail.
-    let _ = pulldown_cmark_escape::escape_html(&mut *out, text);
 }
 
 #[cfg(test)]

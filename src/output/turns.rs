@@ -277,7 +277,7 @@ fn nonempty(s: Option<&str>) -> Option<&str> {
 }
 
 /// Tera's escaping of `{{ x }}` in an HTML template (the `fast` feature's).
-fn escape(out: &mut String, text: &str) {
+pub(crate) fn escape(out: &mut String, text: &str) {
     // Writing to a String cannot fail.
     let _ = pulldown_cmark_escape::escape_html(&mut *out, text);
 }
