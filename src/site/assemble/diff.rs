@@ -49,7 +49,7 @@ pub fn diff(path: &str, edits: &[Edit]) -> String {
         let old = e.old.as_str().tokenize_lines();
         let new = e.new.as_str().tokenize_lines();
         // Sides that share no line are one replaced block: similar's diff
-        // finds as much, the slow way (a tenth of all diffs' time went to
+        // finds as much, the slow way (an eighth of all diffs' time went to
         // its search on the one edit in ten that rewrote everything).
         if share_no_line(&old, &new) {
             block(&mut out, &old, &new, syntax);
