@@ -362,22 +362,39 @@ impl Renderer {
         }
         TURNS.with_borrow_mut(|written| {
             crate::output::turns::write_all(&mut view, &page.root(), written);
-            let spliced = CHROME.with_borrow_mut(|chrome| {
-                chrome.clear();
-                self.html(page, &view, chrome)?;
-                PAGE.with_borrow_mut(|html| {
-                    html.clear();
-                    match written.splice(chrome, html) {
-                        true => stager.put(&page.path, html, input).map(|()| true),
-                        false => Ok(false),
-                    }
-                })
+            let spliced = self.put_spliced(page, &view, stager, input, |chrome, html| {
+                written.splice(chrome, html)
             })?;
             if spliced {
                 return Ok(());
             }
             written.unmark(&mut view);
             self.write(page, &view, stager, input)
+        })
+    }
+
+    /// Render `page` from `view`, whose parts made apart stand as markers,
+    /// and put it in `stager` with `splice` (what the template made, the
+    /// page to fill) putting the parts in their place: false, with nothing
+    /// put, when they could not be.
+    fn put_spliced(
+        &self,
+        page: &Page<'_>,
+        view: &impl Serialize,
+        stager: &Stager,
+        input: u64,
+        splice: impl FnOnce(&[u8], &mut Vec<u8>) -> bool,
+    ) -> Result<bool, Error> {
+        CHROME.with_borrow_mut(|chrome| {
+            chrome.clear();
+            self.html(page, view, chrome)?;
+            PAGE.with_borrow_mut(|html| {
+                html.clear();
+                match splice(chrome, html) {
+                    true => stager.put(&page.path, html, input).map(|()| true),
+                    false => Ok(false),
+                }
+            })
         })
     }
 
@@ -402,16 +419,8 @@ impl Renderer {
         for (i, c) in shown(&mut view).enumerate() {
             diffs.push(std::mem::replace(&mut c.diff, marker(i).into()));
         }
-        let spliced = CHROME.with_borrow_mut(|chrome| {
-            chrome.clear();
-            self.html(page, &view, chrome)?;
-            PAGE.with_borrow_mut(|html| {
-                html.clear();
-                match splice(chrome, diffs.len(), |i| &diffs[i], html) {
-                    true => stager.put(&page.path, html, input).map(|()| true),
-                    false => Ok(false),
-                }
-            })
+        let spliced = self.put_spliced(page, &view, stager, input, |chrome, html| {
+            splice(chrome, diffs.len(), |i| &diffs[i], html)
         })?;
         if spliced {
             return Ok(());
