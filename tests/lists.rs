@@ -123,3 +123,71 @@ fn long_lists_continue_on_numbered_pages_with_every_session_once() {
     );
     assert!(html.contains("The 500 most recent of 602"));
 }
+
+/// A session longer than a page (about 400 KB of text) continues on pages
+/// 2, 3…: each says which page it is, of how many, and links to its
+/// neighbours; every prompt is on exactly one page.
+#[test]
+fn a_long_session_continues_on_numbered_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("src/projects/-home-u-long");
+    std::fs::create_dir_all(&dir).unwrap();
+    let id = "0badc0de-0000-4000-8000-000000000000";
+    // 60 prompts of 20 KB each: 1.2 MB of text, three or four pages.
+    let prompts = 60;
+    let lines: Vec<String> = (0..prompts)
+        .map(|i| {
+            let text = format!("prompt-marker-{i:03} {}", "word ".repeat(4_000));
+            format!(
+                r#"{{"type":"user","sessionId":"{id}","uuid":"u{i}","cwd":"/home/u/long","timestamp":"2026-03-01T10:{:02}:00Z","message":{{"role":"user","content":"{text}"}}}}"#,
+                i % 60
+            )
+        })
+        .collect();
+    std::fs::write(dir.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+    let site = tmp.path().join("site");
+    let out = Command::new(env!("CARGO_BIN_EXE_ccwiki"))
+        .env("CCWIKI_CACHE_DIR", tmp.path().join("cache"))
+        .args(["build", "--quiet", "--no-cache", "--no-archive", "--source"])
+        .arg(tmp.path().join("src"))
+        .arg("--out")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+
+    let first = site.join("sessions/0badc0de/index.html");
+    let mut htmls = vec![std::fs::read_to_string(&first).unwrap()];
+    for n in 2.. {
+        match std::fs::read_to_string(site.join(format!("sessions/0badc0de/{n}/index.html"))) {
+            Ok(html) => htmls.push(html),
+            Err(_) => break,
+        }
+    }
+    let count = htmls.len();
+    assert!((3..=4).contains(&count), "{count} pages");
+    for (i, html) in htmls.iter().enumerate() {
+        let n = i + 1;
+        assert!(
+            html.contains(&format!("<span class=\"meta\">Page {n} of {count}</span>")),
+            "page {n} says which it is: {}",
+            &html[html.find("class=\"pager\"").unwrap_or(0)..][..300.min(html.len())]
+        );
+        assert_eq!(
+            html.contains("rel=\"prev\""),
+            n > 1,
+            "page {n}: a link back"
+        );
+        assert_eq!(
+            html.contains("rel=\"next\""),
+            n < count,
+            "page {n}: a link on"
+        );
+    }
+    for i in 0..prompts {
+        // In the conversation, not in the title every page repeats.
+        let marker = format!("<p>prompt-marker-{i:03}");
+        let on = htmls.iter().filter(|h| h.contains(&marker)).count();
+        assert_eq!(on, 1, "{marker} is on exactly one page");
+    }
+}

@@ -294,6 +294,13 @@ impl Renderer {
         // The 404 page is served at whatever address was asked for:
         // relative links would lead nowhere, so its links start at the
         // served root.
+        // `root` and `page` are every template's: a view's field of the same
+        // name would be hidden by them (a session's page number once was).
+        debug_assert!(
+            !ctx.contains_key("root") && !ctx.contains_key("page"),
+            "{}: the view has a field `root` or `page`",
+            page.path
+        );
         let root = match page.view {
             crate::site::assemble::View::NotFound(_) => self.base_path.clone(),
             _ => page.root(),

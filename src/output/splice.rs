@@ -17,7 +17,7 @@ pub fn shows_as_built_in<'r, 'b>(
     resolved: impl Fn(&str) -> Option<&'r str>,
     built_in: impl Fn(&str) -> Option<&'b str>,
 ) -> bool {
-    (names.iter()).all(|name| resolved(name).is_some() && resolved(name) == built_in(name))
+    (names.iter()).all(|name| resolved(name).is_some_and(|text| Some(text) == built_in(name)))
 }
 
 /// The text standing in a page's template output for its `i`th part: an

@@ -450,7 +450,7 @@ mod tests {
             tools: Vec::new(),
             turns: Turns::Views(turns),
             subagents: subagents.collect(),
-            page: 1,
+            page_number: 1,
             pages: 1,
             prev: None,
             next: None,

@@ -535,7 +535,7 @@ impl LoadedPage<'_> {
                     }),
                 })
                 .collect(),
-            page: p.page + 1,
+            page_number: p.page + 1,
             pages: p.pages,
             prev: (p.page > 0).then(|| link(p.page - 1)),
             next: (p.page + 1 < p.pages).then(|| link(p.page + 1)),

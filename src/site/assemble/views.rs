@@ -305,8 +305,10 @@ pub struct SessionView<'m> {
     pub tools: Vec<ToolCount>,
     pub turns: Turns<'m>,
     pub subagents: Vec<SubagentView<'m>>,
-    /// This page's number (1-based) and the session's page count.
-    pub page: usize,
+    /// This page's number (1-based) and the session's page count. Not
+    /// `page`: every template's context has `page` (title, section, path),
+    /// which would hide it.
+    pub page_number: usize,
     pub pages: usize,
     pub prev: Option<Link>,
     pub next: Option<Link>,
