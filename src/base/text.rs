@@ -16,6 +16,19 @@ pub fn max_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     }
 }
 
+/// `1234567` as `1,234,567`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The first 8 characters of an id, for display.
 pub fn short_id(id: &str) -> &str {
     match id.char_indices().nth(8) {
@@ -272,6 +285,21 @@ pub fn percent_decode(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grouped_puts_a_comma_every_three_digits_from_the_right() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        for n in [12_345u64, 100_000, u64::MAX] {
+            let g = grouped(n);
+            let groups: Vec<&str> = g.split(',').collect();
+            assert_eq!(g.replace(',', ""), n.to_string());
+            assert!((1..=3).contains(&groups[0].len()), "{g}");
+            assert!(groups[1..].iter().all(|d| d.len() == 3), "{g}");
+        }
+    }
 
     #[test]
     fn script_json_has_no_markup() {

@@ -207,6 +207,9 @@ impl Renderer {
         tera.set_fallback_prefixes([THEME_PREFIX, BUILTIN_PREFIX])
             .map_err(tmpl_err)?;
         tera.register_filter("markdown", markdown_filter);
+        tera.register_filter("grouped", |n: u64, _: Kwargs, _: &State| {
+            crate::base::text::grouped(n)
+        });
         tera.add_raw_templates(templates.clone())
             .map_err(tmpl_err)?;
         let as_built_in = |names: &[&str]| {

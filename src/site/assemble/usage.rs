@@ -4,6 +4,7 @@
 use super::links::Links;
 use super::views::{HeatCell, Heatmap, UsageRow, UsageView, WeekBar};
 use super::{Page, View};
+use crate::base::text::grouped;
 use crate::knowledge::model::{ModelUsage, Usage};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -107,19 +108,6 @@ fn row(own: &OwnPrices, name: String, href: Option<String>, by_model: &ModelUsag
         cost: cost_text(own, by_model).unwrap_or_default(),
         share: 0.0,
     }
-}
-
-/// `1234567` as `1,234,567`.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Bar lengths as a share (0–100) of the largest row's tokens.
@@ -335,8 +323,6 @@ mod tests {
             cost_text(&own, &mixed).map(|t| t.contains("unknown")),
             Some(false)
         );
-        assert_eq!(grouped(1_234_567), "1,234,567");
-        assert_eq!(grouped(999), "999");
     }
 
     #[test]
