@@ -3,7 +3,8 @@
 #
 #   bash benches/run.sh                           # 100MB and 1GB
 #   bash benches/run.sh --sizes "100MB 1GB 4GB"   # pick the sizes
-#   bash benches/run.sh --big                     # add 3GB + one 1GB session file (peak RSS case)
+#   bash benches/run.sh --big                     # add one 1GB session file alone (10MB beside it),
+#                                                 # and 3GB + one 1GB session file (peak RSS case)
 #   bash benches/run.sh --compare                 # add claude-code-log and claude-code-transcripts on the 100MB data
 #   bash benches/run.sh --shapes                  # add 100,000 tiny sessions, 10,000 memory files and a 50,000-prompt history
 #   bash benches/run.sh --keep                    # keep the built sites under target/bench-out
@@ -397,6 +398,9 @@ for s in $SIZES; do
     bench "$s" --size "$s"
 done
 if [ "$BIG" -eq 1 ]; then
+    # The target "one 1 GB session file": the session alone, with 10 MB
+    # of ordinary data beside it (a data directory is never that file only).
+    bench "1GB-session" --size 10MB --big-session 1GB
     bench "3GB+1GB-session" --size 3GB --big-session 1GB
 fi
 
