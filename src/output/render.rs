@@ -294,9 +294,6 @@ impl Renderer {
     fn html(&self, page: &Page<'_>, view: &impl Serialize, out: &mut Vec<u8>) -> Result<(), Error> {
         let mut ctx = Context::from_serialize(view)
             .map_err(|e| Error::Template(format!("{}: {}", page.path, describe(&e))))?;
-        // The 404 page is served at whatever address was asked for:
-        // relative links would lead nowhere, so its links start at the
-        // served root.
         // `root` and `page` are every template's: a view's field of the same
         // name would be hidden by them (a session's page number once was).
         debug_assert!(
@@ -304,6 +301,9 @@ impl Renderer {
             "{}: the view has a field `root` or `page`",
             page.path
         );
+        // The 404 page is served at whatever address was asked for:
+        // relative links would lead nowhere, so its links start at the
+        // served root.
         let root = match page.view {
             crate::site::assemble::View::NotFound(_) => self.base_path.clone(),
             _ => page.root(),
