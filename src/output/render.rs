@@ -294,11 +294,14 @@ impl Renderer {
     fn html(&self, page: &Page<'_>, view: &impl Serialize, out: &mut Vec<u8>) -> Result<(), Error> {
         let mut ctx = Context::from_serialize(view)
             .map_err(|e| Error::Template(format!("{}: {}", page.path, describe(&e))))?;
-        // `root` and `page` are every template's: a view's field of the same
-        // name would be hidden by them (a session's page number once was).
+        // `root`, `page`, `site` and `nav` are every template's: a view's
+        // field of the same name would hide them or be hidden (a session's
+        // page number once was).
         debug_assert!(
-            !ctx.contains_key("root") && !ctx.contains_key("page"),
-            "{}: the view has a field `root` or `page`",
+            !["root", "page", "site", "nav"]
+                .iter()
+                .any(|k| ctx.contains_key(k)),
+            "{}: the view has a field named like a global (root, page, site, nav)",
             page.path
         );
         // The 404 page is served at whatever address was asked for:
