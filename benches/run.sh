@@ -8,7 +8,7 @@
 #   bash benches/run.sh --compare                 # add claude-code-log and claude-code-transcripts on the 100MB data
 #   bash benches/run.sh --shapes                  # add 100,000 tiny sessions, 10,000 memory files and a 50,000-prompt history
 #   bash benches/run.sh --keep                    # keep the built sites under target/bench-out
-#   bash benches/run.sh --runs 3                  # cold builds and rg runs per size (default 2)
+#   bash benches/run.sh --runs 3                  # cold builds, rg runs and rebuilds after a change (default 2)
 #   bash benches/run.sh --no-wait                 # do not wait for idle CPUs before each run
 #   bash benches/run.sh --out-dir /dev/shm/bench  # write the sites there (default target/bench-out):
 #                                                 # on a RAM disk, render figures leave the file system out
@@ -26,13 +26,14 @@
 #   5. a cold build that fills a new archive (target/bench-archive/<size>),
 #      reported on its own line with its MB/s and the archive's size;
 #   6. a rebuild with nothing changed (with the archive, and without it to
-#      show what the archive adds), then a rebuild after one new session:
-#      a median-sized session file of the data is copied to a new uuid (the
-#      session id inside rewritten too), the site is rebuilt in place (with
-#      --timings, so the phases show what the cache saved), then the copy is
-#      deleted so the data stays pristine. Whatever the binary caches is used.
-#      The session's prompt is added to history.jsonl too, as Claude Code
-#      writes it, and cut off again afterwards.
+#      show what the archive adds), then a rebuild after one new session,
+#      best of --runs: a median-sized session file of the data is copied to
+#      a new uuid (the session id inside rewritten too) and the site is
+#      rebuilt in place (with --timings, so the phases show what the cache
+#      saved); each run adds one more copy, and the copies are deleted after
+#      the last so the data stays pristine. Whatever the binary caches is
+#      used. Each session's prompt is added to history.jsonl too, as Claude
+#      Code writes it, and cut off again afterwards.
 #   7. the floor: `rg -c --no-ignore --hidden '"type"' DIR` (rg recurses by
 #      itself; its -r is --replace), run straight after each cold build of
 #      step 3 (so both see the machine as it is that minute), best of --runs.
@@ -46,8 +47,8 @@
 # these are CPU figures, not disk figures).
 #
 # ccwiki's cache goes to target/bench-cache/<size> (CCWIKI_CACHE_DIR), never
-# to ~/.cache. The data directories are only read, apart from the one session
-# file added (and removed) for the rebuild figure.
+# to ~/.cache. The data directories are only read, apart from the session
+# files added (and removed) for the rebuild figure.
 #
 # MB/s = transcript bytes (the .jsonl files under projects/, what ccwiki
 # reports as "read N MB of transcripts") / wall seconds. 1 MB = 10^6 bytes.
@@ -97,11 +98,11 @@ OUT_ROOT="${OUT_DIR:-$TARGET/bench-out}"
 CACHE_ROOT="$TARGET/bench-cache"
 ARCHIVE_ROOT="$TARGET/bench-archive"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/ccwiki-bench.XXXXXX")"
-ADDED=""   # a session file added for the rebuild figure, removed on exit
-GREW=""    # "LENGTH FILE": a history that got a prompt, cut back on exit
+ADDED=()   # session files added for the rebuild figures, removed on exit
+GREW=""    # "LENGTH FILE": a history that got prompts, cut back on exit
 
 cleanup() {
-    if [ -n "$ADDED" ] && [ -e "$ADDED" ]; then rm -f -- "$ADDED"; fi
+    unadd
     unprompt
     rm -rf -- "$TMP"
 }
@@ -254,7 +255,8 @@ median_session() {
 prompt_history() {
     local h="$1/history.jsonl" sid="$2"
     [ -s "$h" ] || return 0
-    GREW="$(stat -c %s "$h") $h"
+    # Its length before the first prompt added: unprompt cuts back to it.
+    [ -n "$GREW" ] || GREW="$(stat -c %s "$h") $h"
     python3 - "$h" "$sid" <<'PY'
 import json, sys, time
 path, sid = sys.argv[1], sys.argv[2]
@@ -270,6 +272,12 @@ PY
 
 unprompt() {
     if [ -n "$GREW" ]; then truncate -s "${GREW%% *}" -- "${GREW#* }"; GREW=""; fi
+}
+
+unadd() {
+    local f
+    for f in ${ADDED[@]+"${ADDED[@]}"}; do rm -f -- "$f"; done
+    ADDED=()
 }
 
 new_uuid() {
@@ -370,22 +378,29 @@ bench() { # bench LABEL GEN-ARGS...
     say "   rebuild, nothing changed, --no-archive: ${WALL} s (CPU ${CPU} s)"
     ARCHIVES+=("| $label | $best | $fill | $(mbps "$all" "$fill") | $samebare | $same | $(awk -v b="$stored" 'BEGIN { printf "%.1f", b / 1e6 }') | $(awk -v a="$stored" -v b="$all" 'BEGIN { printf "%.1f%%", a * 100 / b }') |")
 
-    # Rebuild after one new session, into the existing site.
-    local pick size src newid old dst rebuild
+    # Rebuild after one new session, into the existing site, best of
+    # $RUNS: each run adds one more session (the earlier ones stay until
+    # the last run, so that each run is one new session and nothing else).
+    local pick size src newid old dst rebuild="" best_log=""
     pick=$(median_session "$dir")
     size=${pick%% *}; src=${pick#* }
     old=$(basename "$src" .jsonl)
-    newid=$(new_uuid)
-    dst="$(dirname "$src")/$newid.jsonl"
-    ADDED="$dst"
-    sed "s/$old/$newid/g" "$src" >"$dst"
-    prompt_history "$dir" "$newid"
-    measure "$logs/rebuild.log" "$CCWIKI" build --source "$dir" --out "$out" --timings
-    rm -f -- "$dst"; ADDED=""; unprompt
-    if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/rebuild.log" >&2; exit 1; fi
-    rebuild="$WALL"
-    say "   rebuild after one new session ($(awk -v b="$size" 'BEGIN { printf "%.2f MB", b / 1e6 }')): ${rebuild} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB; ccwiki says:"
-    sed 's/^/     /' "$logs/rebuild.log" >&2
+    for i in $(seq 1 "$RUNS"); do
+        newid=$(new_uuid)
+        dst="$(dirname "$src")/$newid.jsonl"
+        ADDED+=("$dst")
+        sed "s/$old/$newid/g" "$src" >"$dst"
+        prompt_history "$dir" "$newid"
+        measure "$logs/rebuild$i.log" "$CCWIKI" build --source "$dir" --out "$out" --timings
+        if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/rebuild$i.log" >&2; exit 1; fi
+        say "   rebuild after one new session ($(awk -v b="$size" 'BEGIN { printf "%.2f MB", b / 1e6 }')) $i: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB"
+        if [ -z "$rebuild" ] || [ "$(min "$rebuild" "$WALL")" = "$WALL" ]; then
+            rebuild="$WALL"; best_log="$logs/rebuild$i.log"
+        fi
+    done
+    unadd; unprompt
+    say "   rebuild after one new session, best of the runs: ${rebuild} s; ccwiki says:"
+    sed 's/^/     /' "$best_log" >&2
 
     say "   rg -c '\"type\"', best of the runs beside the cold builds: ${rgbest} s (CPU ${rgcpu} s), $(mbps "$bytes" "$rgbest") MB/s"
 
@@ -410,8 +425,9 @@ fi
 
 # shape LABEL KIND: data from benches/shapes.py; a cold build, a rebuild with
 # nothing changed, a rebuild after one changed file (a memory file, or a
-# session that got a prompt, added to the history too when there is one),
-# and one with nothing changed straight after it (while the previous copy
+# session that got a prompt, added to the history too when there is one;
+# best of --runs, each run a line more), and one with nothing changed
+# straight after the last (while the previous copy
 # of the site is still being removed), each with its wall time, CPU time
 # and peak RSS. Sites on the
 # out dir (a RAM disk with --out-dir /dev/shm/...: the file system left out).
@@ -448,23 +464,32 @@ shape() {
         one=$(find "$dir/projects" -type f -name '*.jsonl' | sort | awk 'NR == 1')
     fi
     cp -- "$one" "$TMP/one.bak"
-    if [ "$kind" = memory ]; then
-        echo "One more line." >>"$one"
-    else
-        printf '%s\n' '{"type":"user","uuid":"u9","message":{"role":"user","content":"one more"}}' >>"$one"
-        prompt_history "$dir" "$(basename "$one" .jsonl)"
-    fi
-    measure "$logs/one.log" "$CCWIKI" build --source "$dir" --out "$out" --no-archive
-    local changed="$WALL" written
-    written=$(grep -o '[0-9]* files, [0-9.]* MB, [0-9]* unchanged' "$logs/one.log" | head -1)
-    say "   rebuild, one file changed: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB ($written)"
+    # Best of $RUNS, each run a line more (the highest peak RSS of them).
+    local changed="" changedrss=0 written="" i
+    for i in $(seq 1 "$RUNS"); do
+        if [ "$kind" = memory ]; then
+            echo "One more line ($i)." >>"$one"
+        else
+            printf '%s\n' "{\"type\":\"user\",\"uuid\":\"u9-$i\",\"message\":{\"role\":\"user\",\"content\":\"one more ($i)\"}}" >>"$one"
+            prompt_history "$dir" "$(basename "$one" .jsonl)"
+        fi
+        measure "$logs/one$i.log" "$CCWIKI" build --source "$dir" --out "$out" --no-archive
+        if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/one$i.log" >&2; exit 1; fi
+        local these
+        these=$(grep -o '[0-9]* files, [0-9.]* MB, [0-9]* unchanged' "$logs/one$i.log" | head -1)
+        say "   rebuild, one file changed $i: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB ($these)"
+        changedrss=$(max "$changedrss" "$RSS_MB")
+        if [ -z "$changed" ] || [ "$(min "$changed" "$WALL")" = "$WALL" ]; then
+            changed="$WALL"; written="$these"
+        fi
+    done
     # Straight after it, nothing changed: the build that changed the site
     # left its previous copy to a process of its own, still at work.
     measure "$logs/again.log" "$CCWIKI" build --source "$dir" --out "$out" --no-archive --quiet
     local again="$WALL"
     say "   rebuild, nothing changed, straight after: ${WALL} s (CPU ${CPU} s)"
     cp -- "$TMP/one.bak" "$one"; unprompt
-    SHAPE_ROWS+=("| $label | $cold | $coldrss | $same | $samerss | $changed | $again | $written |")
+    SHAPE_ROWS+=("| $label | $cold | $coldrss | $same | $samerss | $changed | $changedrss | $again | $written |")
     [ "$KEEP" -eq 1 ] || rm -rf -- "$outp" "$CCWIKI_CACHE_DIR"
 }
 
@@ -565,7 +590,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 if [ ${#ROWS[@]} -gt 0 ]; then printf '%s\n' "${ROWS[@]}"; fi
 echo
 echo "bytes: transcript bytes (.jsonl under projects/). cold: best of $RUNS, no previous output, page cache warm."
-echo "peak RSS: the highest of the cold and --timings builds. rebuild: one new session added to an existing site (cache kept)."
+echo "peak RSS: the highest of the cold and --timings builds. rebuild: one new session added to an existing site (cache kept), best of $RUNS."
 echo "ratio: ccwiki cold s / rg s (rg -c '\"type\"' over the same directory, best of $RUNS)."
 if [ ${#FLOOR[@]} -gt 0 ]; then
     echo
@@ -606,10 +631,11 @@ if [ ${#CPUS[@]} -gt 0 ]; then
 fi
 if [ ${#SHAPE_ROWS[@]} -gt 0 ]; then
     echo
-    echo "Extreme shapes (benches/shapes.py), without the archive."
+    echo "Extreme shapes (benches/shapes.py), without the archive. One file changed: best of $RUNS (each run a line"
+    echo "more), with the highest peak RSS of them."
     echo
-    echo "| shape | cold s | cold peak RSS MB | no-op s | no-op RSS MB | one file changed s | no-op straight after s | files written then |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---|"
+    echo "| shape | cold s | cold peak RSS MB | no-op s | no-op RSS MB | one file changed s | its peak RSS MB | no-op straight after s | files written then |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
     printf '%s\n' "${SHAPE_ROWS[@]}"
 fi
 if [ -n "$CMP" ]; then
