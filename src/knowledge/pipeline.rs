@@ -245,12 +245,20 @@ impl Pipeline {
         sources: discover::Sources,
         mut report: LoadReport,
     ) -> Result<(Knowledge, LoadReport), Error> {
+        // The memories' cache is read while the redactor is made.
+        let (learned, read_triage) = rayon::join(
+            || self.learn(&sources, &mut report),
+            || {
+                (self.cache_for.as_deref())
+                    .map(|out| triage::TriageCache::read(out, self.cache_dir.as_deref()))
+            },
+        );
         let Learned {
             redactor,
             history,
             starts,
             mut tally,
-        } = self.learn(&sources, &mut report)?;
+        } = learned?;
         // Globs name paths as the user knows them: redact them like the
         // paths they are matched against.
         let globs: Vec<String> = self
@@ -261,8 +269,8 @@ impl Pipeline {
         let excluder = Excluder::new(&globs)?;
 
         let triaged = timed(&mut report, "triage", || {
-            let mut cache = match &self.cache_for {
-                Some(out) => triage::TriageCache::open(out, self.cache_dir.as_deref(), &redactor),
+            let mut cache = match read_triage {
+                Some(read) => triage::TriageCache::open(read, &redactor),
                 None => triage::TriageCache::disabled(),
             };
             let triaged = triage::triage(&sources.roots, &redactor, &mut cache);

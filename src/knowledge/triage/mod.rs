@@ -6,7 +6,7 @@
 
 mod cache;
 
-pub use cache::TriageCache;
+pub use cache::{ReadCache, TriageCache};
 
 use crate::base::skip::Skip;
 use crate::knowledge::model::{Memory, MemoryKind};
