@@ -84,7 +84,7 @@ fn bundled_themes_render_cleanly_everywhere() {
     let pages = [
         ("home", "index.html"),
         ("project", "projects/tide-api/index.html"),
-        ("skill", "skills/clippy-gate/index.html"),
+        ("skill", "skills/clippy-gate.html"),
         ("session", "sessions/a8e4f019/index.html"),
         ("usage", "usage/index.html"),
         ("file", "projects/tide-api/files/src-rate-limit-rs.html"),

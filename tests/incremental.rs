@@ -299,7 +299,7 @@ fn memory_and_template_changes_show_up() {
         .replace("Clippy gate", "Clippy gate, strict");
     fs::write(&m, text).unwrap();
     f.check("a memory edit");
-    assert!(fs::read_to_string(f.out.join("skills/clippy-gate-strict/index.html")).is_ok());
+    assert!(fs::read_to_string(f.out.join("skills/clippy-gate-strict.html")).is_ok());
     fs::create_dir_all(f.repo.join("templates")).unwrap();
     fs::write(
         f.repo.join("templates/session.html"),
@@ -320,7 +320,7 @@ fn memory_and_template_changes_show_up() {
 #[test]
 fn a_page_edited_by_hand_is_written_anew_even_at_the_same_length() {
     let f = Fixture::new();
-    let page = f.out.join("skills/clippy-gate/index.html");
+    let page = f.out.join("skills/clippy-gate.html");
     let original = fs::read(&page).unwrap();
     // Same length, different bytes: a length check alone would keep it.
     let mut edited = original.clone();
@@ -423,7 +423,7 @@ fn a_rebuild_with_nothing_changed_still_notices_the_site_and_the_options() {
         assert!(f.build().unchanged);
     }
     // A page removed from the site comes back.
-    let page = f.out.join("skills/clippy-gate/index.html");
+    let page = f.out.join("skills/clippy-gate.html");
     let original = fs::read(&page).unwrap();
     fs::remove_file(&page).unwrap();
     assert!(!f.check("a page removed").unchanged);

@@ -363,6 +363,38 @@ fn hostile_names_stay_inside_the_output_and_the_source_is_untouched() {
 }
 
 #[test]
+fn a_memory_named_index_does_not_replace_its_sections_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("claude");
+    write(
+        &src,
+        "projects/-w-app/a.jsonl",
+        &line(serde_json::json!({"type":"user","sessionId":"s1","cwd":"/w/app","message":{"content":"hi"}})),
+    );
+    for (file, name) in [("a.md", "index"), ("b.md", "Index"), ("c.md", "Other")] {
+        write(
+            &src,
+            &format!("projects/-w-app/memory/{file}"),
+            &format!("---\nname: {name}\ndescription: d\ntype: feedback\n---\nbody of {file}\n"),
+        );
+    }
+    let out = tmp.path().join("site");
+    ccwiki::build(&common::options(vec![src], out.clone())).unwrap();
+    let page_text = |rel: &str| std::fs::read_to_string(out.join(rel)).unwrap();
+    let list = page_text("skills/index.html");
+    for (page, file) in [
+        ("skills/index-page.html", "a.md"),
+        ("skills/index-page-2.html", "b.md"),
+        ("skills/other.html", "c.md"),
+    ] {
+        assert!(page_text(page).contains(&format!("body of {file}")), "{page}");
+        let href = format!("href=\"../{page}\"");
+        assert!(list.contains(&href), "{href} in {list}");
+    }
+    assert!(!list.contains("body of"), "the list stays a list");
+}
+
+#[test]
 fn output_inside_the_source_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     write(tmp.path(), "projects/-p/s.jsonl", "{}");

@@ -1,7 +1,9 @@
 //! Safe, unique URL slugs. Every path segment the wiki writes comes from here,
 //! so nothing derived from data can leave the output directory: a slug holds
 //! only `a-z`, `0-9` and `-`, is never empty, never a reserved device name,
-//! and at most [`MAX_LEN`] bytes.
+//! and at most [`MAX_LEN`] bytes. Nor is it `index`: a page named by its
+//! slug (`skills/<slug>.html`) must not take the place of its folder's list
+//! (`skills/index.html`).
 
 use std::collections::HashSet;
 
@@ -11,7 +13,7 @@ pub const MAX_LEN: usize = 64;
 const RESERVED: &[&str] = &[
     "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
     "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9", "static",
-    "search",
+    "search", "index",
 ];
 
 /// Slugify `text`: lowercase ASCII words joined by dashes.
@@ -72,6 +74,7 @@ mod tests {
             "",
             "   ",
             "<script>alert(1)</script>",
+            "Index",
             &"x".repeat(500),
         ] {
             let s = slugify(evil);

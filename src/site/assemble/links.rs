@@ -169,8 +169,11 @@ impl<'m> Links<'m> {
             .iter()
             .map(|m| {
                 let section = memory_section(&m.kind);
+                // A page of its own, not a folder: a rebuild makes the new
+                // site's folders again, and ten thousand memories' folders
+                // were a sixth of a rebuild after one of them changed.
                 let slug = section_slugs.entry(section).or_default().claim(&m.name);
-                format!("{section}/{slug}/index.html")
+                format!("{section}/{slug}.html")
             })
             .collect();
         let session_href = session_hrefs(model, &session_project);
