@@ -369,7 +369,9 @@ fn a_memory_named_index_does_not_replace_its_sections_list() {
     write(
         &src,
         "projects/-w-app/a.jsonl",
-        &line(serde_json::json!({"type":"user","sessionId":"s1","cwd":"/w/app","message":{"content":"hi"}})),
+        &line(
+            serde_json::json!({"type":"user","sessionId":"s1","cwd":"/w/app","message":{"content":"hi"}}),
+        ),
     );
     for (file, name) in [("a.md", "index"), ("b.md", "Index"), ("c.md", "Other")] {
         write(
@@ -387,7 +389,10 @@ fn a_memory_named_index_does_not_replace_its_sections_list() {
         ("skills/index-page-2.html", "b.md"),
         ("skills/other.html", "c.md"),
     ] {
-        assert!(page_text(page).contains(&format!("body of {file}")), "{page}");
+        assert!(
+            page_text(page).contains(&format!("body of {file}")),
+            "{page}"
+        );
         let href = format!("href=\"../{page}\"");
         assert!(list.contains(&href), "{href} in {list}");
     }

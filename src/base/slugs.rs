@@ -5,7 +5,7 @@
 //! slug (`skills/<slug>.html`) must not take the place of its folder's list
 //! (`skills/index.html`).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 /// Longest slug, in bytes.
 pub const MAX_LEN: usize = 64;
@@ -37,7 +37,7 @@ pub fn slugify(text: &str) -> String {
 /// Hands out slugs unique within one folder of the site.
 #[derive(Debug, Default)]
 pub struct SlugSet {
-    taken: HashSet<String>,
+    taken: FxHashSet<String>,
 }
 
 impl SlugSet {

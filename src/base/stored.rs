@@ -10,9 +10,15 @@ use std::path::Path;
 /// between builds can be torn or corrupted on disk).
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, postcard::Error> {
     let mut bytes = postcard::to_stdvec(value)?;
-    let sum = crate::base::hash::hash_bytes(&bytes);
-    bytes.extend_from_slice(&sum.to_le_bytes());
+    seal(&mut bytes);
     Ok(bytes)
+}
+
+/// Seal `bytes`, an encoding made piece by piece with [`encode_into`], as
+/// [`encode`] seals its own.
+pub fn seal(bytes: &mut Vec<u8>) {
+    let sum = crate::base::hash::hash_bytes(bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
 }
 
 /// [`encode`] `value` straight into `w`, never holding the encoding whole

@@ -29,7 +29,7 @@ pub struct Triaged {
 
 /// What triage made of one memory file: the memory (None for a private
 /// or unreadable one), what was wrong with it, and what redaction replaced.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Outcome {
     memory: Option<Memory>,
     skip: Option<Skip>,

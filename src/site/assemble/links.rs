@@ -9,8 +9,9 @@ use crate::base::slugs::{slugify, SlugSet};
 use crate::knowledge::model::{short_id, Knowledge, MemoryKind};
 use crate::source::memory::wikilinks;
 use chrono::{DateTime, Utc};
+use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
 /// A project: every session and memory that shares one `cwd`.
@@ -125,8 +126,9 @@ pub(super) struct Links<'m> {
     pub history_prompts: usize,
     /// Memory bodies with `[[links]]` and `(x.md)` links pointing at pages.
     pub bodies: Vec<String>,
-    /// (title, href) of the memories that link to each memory.
-    pub backlinks: Vec<BTreeSet<(String, String)>>,
+    /// The memories that link to each memory, each once, in model order
+    /// (pages show them by title: [`Links::backlinks_of`]).
+    backlinks: Vec<Vec<usize>>,
     /// Session id → what `/insights` made of it.
     pub facets: HashMap<&'m str, &'m crate::knowledge::setup::Facet>,
     /// Each session's row in lists, made once when first asked for and
@@ -299,6 +301,22 @@ impl<'m> Links<'m> {
             .or(s.titles.last_answer.as_deref())
     }
 
+    /// The memories that link to memory `i`, by title (then page).
+    pub fn backlinks_of(&self, i: usize) -> Vec<Link> {
+        let mut sources: Vec<(&str, &str)> = self.backlinks[i]
+            .iter()
+            .map(|&s| (&*self.model.memories[s].name, self.memory_href[s].as_str()))
+            .collect();
+        sources.sort_unstable();
+        sources
+            .into_iter()
+            .map(|(title, href)| Link {
+                title: title.into(),
+                href: href.into(),
+            })
+            .collect()
+    }
+
     /// Memories whose kind passes `pred`, in model order.
     pub fn memories_where(&self, pred: impl Fn(&MemoryKind) -> bool) -> Vec<usize> {
         (0..self.model.memories.len())
@@ -309,7 +327,7 @@ impl<'m> Links<'m> {
     fn link_bodies(&mut self, skips: &mut Vec<Skip>) {
         use rayon::prelude::*;
         let resolver = Resolver::new(self);
-        let mut backlinks = vec![BTreeSet::new(); self.model.memories.len()];
+        let mut backlinks = vec![Vec::new(); self.model.memories.len()];
         let mut bodies = Vec::with_capacity(self.model.memories.len());
         // Each body on its own, on every core; then taken in order.
         let linked: Vec<(String, Vec<usize>, Vec<Skip>)> = (0..self.model.memories.len())
@@ -320,10 +338,14 @@ impl<'m> Links<'m> {
                 (body, targets, found)
             })
             .collect();
-        for (i, (m, (body, targets, found))) in self.model.memories.iter().zip(linked).enumerate() {
+        for (i, (body, targets, found)) in linked.into_iter().enumerate() {
             skips.extend(found);
             for t in targets.into_iter().filter(|t| *t != i) {
-                backlinks[t].insert((m.name.to_string(), self.memory_href[i].clone()));
+                // Sources come in order: one linking twice is the last.
+                let sources: &mut Vec<usize> = &mut backlinks[t];
+                if sources.last() != Some(&i) {
+                    sources.push(i);
+                }
             }
             bodies.push(body);
         }
@@ -447,19 +469,20 @@ struct Resolver<'a> {
     hrefs: &'a [String],
     projects: &'a [String],
     /// Lower-cased name, stem and slug → memory indexes.
-    by_name: HashMap<String, Vec<usize>>,
+    by_name: FxHashMap<String, Vec<usize>>,
 }
 
 impl<'a> Resolver<'a> {
     fn new(links: &'a Links<'_>) -> Self {
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let names = links.model.memories.len() * 3;
+        let mut by_name = FxHashMap::with_capacity_and_hasher(names, Default::default());
         for (i, m) in links.model.memories.iter().enumerate() {
             for k in [
                 m.name.to_lowercase(),
                 m.stem.to_lowercase(),
                 slugify(&m.name),
             ] {
-                let v = by_name.entry(k).or_default();
+                let v: &mut Vec<usize> = by_name.entry(k).or_default();
                 if !v.contains(&i) {
                     v.push(i);
                 }

@@ -1,7 +1,7 @@
 //! One page per memory, and the skills, references and notes indexes.
 
 use super::links::{memory_section, Links};
-use super::views::{Link, ListView, MemoryCard, MemoryView};
+use super::views::{ListView, MemoryCard, MemoryView};
 use super::{Page, View};
 use crate::knowledge::model::MemoryKind;
 
@@ -96,13 +96,7 @@ fn memory_page<'m>(l: &Links<'m>, i: usize) -> Page<'m> {
             why,
             how,
             body: l.bodies[i].clone(),
-            backlinks: l.backlinks[i]
-                .iter()
-                .map(|(t, h)| Link {
-                    title: t.as_str().into(),
-                    href: h.as_str().into(),
-                })
-                .collect(),
+            backlinks: l.backlinks_of(i),
             source: format!("projects/{}/memory/{}.md", m.project_dir, m.stem),
         })),
     }
