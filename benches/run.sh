@@ -214,6 +214,9 @@ measure() {
 
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 <= b + 0) ? a : b }'; }
 max() { awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 >= b + 0) ? a : b }'; }
+# beats BEST: whether the last measure's WALL is the best of the runs so
+# far (none yet when BEST is empty).
+beats() { [ -z "$1" ] || [ "$(min "$1" "$WALL")" = "$WALL" ]; }
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.0f", b / 1e6 / s; else print "-" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f×", a / b; else print "-" }'; }
 
@@ -394,7 +397,7 @@ bench() { # bench LABEL GEN-ARGS...
         measure "$logs/rebuild$i.log" "$CCWIKI" build --source "$dir" --out "$out" --timings
         if [ "$RC" -ne 0 ]; then say "ccwiki rebuild failed (exit $RC):"; cat "$logs/rebuild$i.log" >&2; exit 1; fi
         say "   rebuild after one new session ($(awk -v b="$size" 'BEGIN { printf "%.2f MB", b / 1e6 }')) $i: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB"
-        if [ -z "$rebuild" ] || [ "$(min "$rebuild" "$WALL")" = "$WALL" ]; then
+        if beats "$rebuild"; then
             rebuild="$WALL"; best_log="$logs/rebuild$i.log"
         fi
     done
@@ -479,7 +482,7 @@ shape() {
         these=$(grep -o '[0-9]* files, [0-9.]* MB, [0-9]* unchanged' "$logs/one$i.log" | head -1)
         say "   rebuild, one file changed $i: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB ($these)"
         changedrss=$(max "$changedrss" "$RSS_MB")
-        if [ -z "$changed" ] || [ "$(min "$changed" "$WALL")" = "$WALL" ]; then
+        if beats "$changed"; then
             changed="$WALL"; written="$these"
         fi
     done

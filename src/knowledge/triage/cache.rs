@@ -220,6 +220,13 @@ mod tests {
         (shown(&cached), shown(&fresh))
     }
 
+    /// The cache file of the site `src/site`, kept under `cache_dir`.
+    fn cache_file(src: &Path, cache_dir: &Path) -> PathBuf {
+        crate::base::dirs::site_cache_dir(&src.join("site"), Some(cache_dir))
+            .unwrap()
+            .join("memories.bin")
+    }
+
     fn redactor(user: &str) -> Redactor {
         Redactor::new(&RedactConfig {
             home_dirs: vec![format!("/home/{user}")],
@@ -322,10 +329,7 @@ mod tests {
             TriageCache::open(TriageCache::read(&src.join("site"), Some(&cache_dir)), &r);
         let triaged = triage(&roots, &r, &mut cache);
         cache.save();
-        let path = crate::base::dirs::site_cache_dir(&src.join("site"), Some(&cache_dir))
-            .unwrap()
-            .join("memories.bin");
-        let written = fs::read(path).unwrap();
+        let written = fs::read(cache_file(&src, &cache_dir)).unwrap();
         let whole: Stored = stored::decode(&written).unwrap();
         assert_eq!(whole.files.len(), 4, "{:?}", triaged.skips);
         assert_eq!(whole.header.redactor, r.fingerprint());
@@ -388,10 +392,7 @@ mod tests {
         let cache_dir = tmp.path().join("cache");
         let r = redactor("dana");
         let stored = || {
-            let path = crate::base::dirs::site_cache_dir(&src.join("site"), Some(&cache_dir))
-                .unwrap()
-                .join("memories.bin");
-            let meta = fs::metadata(path).unwrap();
+            let meta = fs::metadata(cache_file(&src, &cache_dir)).unwrap();
             (meta.len(), std::os::unix::fs::MetadataExt::ino(&meta))
         };
         let roots = || discover(std::slice::from_ref(&src)).unwrap().roots;
