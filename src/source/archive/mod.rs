@@ -18,7 +18,8 @@ pub use view::{is_session, View};
 use crate::base::error::Error;
 use crate::source::discover::Root;
 use rayon::prelude::*;
-use std::collections::BTreeMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::btree_map::{BTreeMap, Entry};
 use std::path::{Path, PathBuf};
 use store::Store;
 
@@ -61,15 +62,26 @@ pub struct Archive {
 /// A file of a live data root, by its name in the archive.
 #[derive(Debug, Clone)]
 pub struct LiveFile {
-    /// The source it is read from, as the archive names it.
-    pub source: String,
     pub name: String,
     pub path: PathBuf,
+    /// Its length and modification time (nanoseconds since 1970) as the
+    /// walk found them, or why they could not be read.
+    pub stat: Result<(u64, i64), String>,
 }
 
 impl LiveFile {
-    fn key(&self) -> FileKey {
-        (self.source.clone(), self.name.clone())
+    fn new(name: String, path: PathBuf, meta: std::io::Result<std::fs::Metadata>) -> LiveFile {
+        let stat = meta
+            .map(|m| (m.len(), crate::base::dirs::mtime_nanos(&m)))
+            .map_err(|e| e.to_string());
+        LiveFile { name, path, stat }
+    }
+
+    /// A file not met by a walk (a root's loose transcript, a file of its
+    /// own such as `history.jsonl`).
+    fn at(name: String, path: PathBuf) -> LiveFile {
+        let meta = std::fs::symlink_metadata(&path);
+        LiveFile::new(name, path, meta)
     }
 }
 
@@ -95,64 +107,84 @@ pub struct Kept {
     pub failed: Vec<(PathBuf, String)>,
 }
 
-/// Nanoseconds since 1970 of a file's last change (0 when unknown).
 /// Every file of `root` the archive keeps, named as in a `~/.claude`
 /// (`projects/…` even for a backup such as `projects.bak-2025`).
 pub fn live_files(root: &Root) -> Vec<LiveFile> {
-    let source = source_label(&root.source);
     let mut out = Vec::new();
     let projects = root.path.join(&root.projects_dir);
     if projects.is_dir() {
-        walk(&projects, &source, "projects", &mut out);
+        out.extend(walk(&projects, "projects"));
     } else {
         // Loose transcripts: each under its folder's name.
         for t in &root.transcripts {
             let file = t.path.file_name().unwrap_or_default().to_string_lossy();
-            out.push(LiveFile {
-                source: source.clone(),
-                name: format!("projects/{}/{file}", t.project_dir),
-                path: t.path.clone(),
-            });
+            let name = format!("projects/{}/{file}", t.project_dir);
+            out.push(LiveFile::at(name, t.path.clone()));
         }
     }
     if root.projects_dir == "projects" {
         for name in KEPT {
             let path = root.path.join(name);
             if path.is_dir() {
-                walk(&path, &source, name, &mut out);
+                out.extend(walk(&path, name));
             } else if path.is_file() {
-                out.push(LiveFile {
-                    source: source.clone(),
-                    name: name.to_string(),
-                    path,
-                });
+                out.push(LiveFile::at(name.to_string(), path));
             }
         }
     }
     out
 }
 
-/// The files below `dir`, named `prefix/…`; links are not followed.
-fn walk(dir: &Path, source: &str, prefix: &str, out: &mut Vec<LiveFile>) {
-    for entry in walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-    {
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(dir) else {
-            continue;
-        };
-        let rel = rel.to_string_lossy().replace('\\', "/");
-        out.push(LiveFile {
-            source: source.to_string(),
-            name: format!("{prefix}/{rel}"),
-            path: entry.into_path(),
-        });
+/// The files below `dir`, named `prefix/…`, in the order of their names
+/// part by part; links are not followed. Folders are listed on every
+/// core, and a file's length and time are read from its folder as it is
+/// listed (relative to the open folder: no path looked up from the root
+/// again for each of a hundred thousand files). Entries that cannot be
+/// listed are left out, as a walk would.
+fn walk(dir: &Path, prefix: &str) -> Vec<LiveFile> {
+    enum Item {
+        File(LiveFile),
+        Folder(Vec<LiveFile>),
     }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut entries: Vec<_> = (entries.filter_map(Result::ok))
+        .map(|e| (e.file_name(), e))
+        .collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let items: Vec<Item> = entries
+        .into_par_iter()
+        .filter_map(|(file, entry)| {
+            let kind = entry.file_type().ok()?;
+            let name = format!("{prefix}/{}", file.to_string_lossy());
+            if kind.is_dir() {
+                Some(Item::Folder(walk(&entry.path(), &name)))
+            } else if kind.is_file() {
+                Some(Item::File(LiveFile::new(
+                    name,
+                    entry.path(),
+                    entry.metadata(),
+                )))
+            } else {
+                None
+            }
+        })
+        .collect();
+    // Sized once: grown by doubling, a hundred thousand files were
+    // copied over and over, and held twice at the end.
+    let files = |item: &Item| match item {
+        Item::File(_) => 1,
+        Item::Folder(files) => files.len(),
+    };
+    let mut out = Vec::with_capacity(items.iter().map(files).sum());
+    for item in items {
+        match item {
+            Item::File(f) => out.push(f),
+            Item::Folder(files) => out.extend(files),
+        }
+    }
+    out
 }
 
 /// What happened to one live file.
@@ -217,54 +249,99 @@ impl Archive {
     /// Keep every file of `roots` that is new or changed. A file seen with
     /// the same length and time as before is not read again.
     pub fn keep(&mut self, roots: &[Root]) -> Result<Kept, Error> {
-        let files: Vec<LiveFile> = roots.iter().flat_map(live_files).collect();
-        let store = &self.store;
-        let outcomes: Vec<Outcome> = files.par_iter().map(|f| keep_one(store, f)).collect();
-        let mut kept = Kept {
-            sources: roots.iter().map(|r| source_label(&r.source)).collect(),
-            ..Kept::default()
-        };
-        let mut adds = Vec::new();
-        let mut drops = Vec::new();
-        let mut live_ids = std::collections::HashSet::new();
-        for (file, outcome) in files.into_iter().zip(outcomes) {
-            let key = file.key();
-            let object = match outcome {
-                Outcome::Known(id) => id,
-                Outcome::Read(version, prefixes) => {
-                    let known = self
-                        .store
-                        .files
-                        .get(&key)
-                        .is_some_and(|vs| vs.iter().any(|v| v.object == version.object));
-                    if !known {
-                        kept.new_files += 1;
-                        kept.bytes_read += version.len;
-                    }
-                    drops.extend(prefixes.into_iter().map(|p| (key.clone(), p)));
-                    adds.push((key.clone(), version.clone()));
-                    version.object
+        let mut kept = Kept::default();
+        // Roots of one source (a `projects` folder and its backups) name
+        // their files alike: they are kept, and their drops checked,
+        // together.
+        let mut by_source: BTreeMap<String, Vec<LiveFile>> = BTreeMap::new();
+        for root in roots {
+            let files = live_files(root);
+            match by_source.entry(source_label(&root.source)) {
+                Entry::Vacant(e) => {
+                    e.insert(files);
                 }
-                Outcome::Failed(why) => {
-                    kept.failed.push((file.path, why));
-                    continue;
-                }
-            };
-            live_ids.insert((key, object));
-            kept.live
-                .entry(file.name)
-                .or_default()
-                .push((file.path, object));
+                Entry::Occupied(mut e) => e.get_mut().extend(files),
+            }
         }
-        // A version that a longer live copy holds is dropped only when no
-        // live copy still has exactly it.
-        drops.retain(|d| !live_ids.contains(d));
+        let (mut adds, mut drops) = (Vec::new(), Vec::new());
+        for (source, files) in by_source {
+            self.keep_source(&source, files, &mut kept, &mut adds, &mut drops);
+            kept.sources.insert(source);
+        }
         drops.sort();
         drops.dedup();
         let dropped: Vec<ObjectId> = drops.iter().map(|(_, id)| *id).collect();
         self.store.commit(adds, drops)?;
         self.store.remove_unreferenced(&dropped);
         Ok(kept)
+    }
+
+    /// [`Archive::keep`] for the live `files` of one source: what is new
+    /// is written as an object and added to `adds`, the versions it
+    /// supersedes to `drops`, and every file readable to `kept`.
+    fn keep_source(
+        &self,
+        source: &str,
+        files: Vec<LiveFile>,
+        kept: &mut Kept,
+        adds: &mut Vec<(FileKey, Version)>,
+        drops: &mut Vec<(FileKey, ObjectId)>,
+    ) {
+        // The versions kept before, by name: looked up without a key made
+        // for each file, nor the source compared again in each lookup.
+        let earlier: FxHashMap<&str, &[Version]> = (self.store.files)
+            .range((source.to_string(), String::new())..)
+            .take_while(|((s, _), _)| s == source)
+            .map(|((_, name), versions)| (name.as_str(), versions.as_slice()))
+            .collect();
+        let earlier_of = |name: &str| earlier.get(name).copied().unwrap_or_default();
+        let key = |name: &str| (source.to_string(), name.to_string());
+        let outcomes: Vec<Outcome> = (files.par_iter())
+            .map(|f| keep_one(&self.store, f, earlier_of(&f.name), || key(&f.name)))
+            .collect();
+        let mut live = Vec::with_capacity(files.len());
+        let mut superseded = Vec::new();
+        for (i, outcome) in outcomes.into_iter().enumerate() {
+            let name = files[i].name.as_str();
+            let object = match outcome {
+                Outcome::Known(id) => id,
+                Outcome::Read(version, prefixes) => {
+                    if !earlier_of(name).iter().any(|v| v.object == version.object) {
+                        kept.new_files += 1;
+                        kept.bytes_read += version.len;
+                    }
+                    superseded.extend(prefixes.into_iter().map(|p| (name, p)));
+                    let object = version.object;
+                    adds.push((key(name), version));
+                    object
+                }
+                Outcome::Failed(why) => {
+                    kept.failed.push((files[i].path.clone(), why));
+                    continue;
+                }
+            };
+            live.push((i, object));
+        }
+        // A version that a longer live copy holds is dropped only when no
+        // live copy still has exactly it.
+        if !superseded.is_empty() {
+            let live_ids: FxHashSet<(&str, ObjectId)> = (live.iter())
+                .map(|&(i, id)| (files[i].name.as_str(), id))
+                .collect();
+            drops.extend(
+                (superseded.into_iter())
+                    .filter(|d| !live_ids.contains(d))
+                    .map(|(name, id)| (key(name), id)),
+            );
+        }
+        drop(earlier);
+        let mut live = live.into_iter().peekable();
+        for (i, file) in files.into_iter().enumerate() {
+            if let Some((_, object)) = live.next_if(|&(j, _)| j == i) {
+                let copies = kept.live.entry(file.name).or_default();
+                copies.push((file.path, object));
+            }
+        }
     }
 
     /// Lay out what the build must read besides the live roots, in a
@@ -390,20 +467,22 @@ fn safe_name(name: &str) -> bool {
         })
 }
 
-fn keep_one(store: &Store, file: &LiveFile) -> Outcome {
-    let meta = match std::fs::symlink_metadata(&file.path) {
-        Ok(m) => m,
-        Err(e) => return Outcome::Failed(e.to_string()),
+/// What to do with `file`, whose versions kept before are `earlier`
+/// (`key`: its key, made only when it is written).
+fn keep_one(
+    store: &Store,
+    file: &LiveFile,
+    earlier: &[Version],
+    key: impl Fn() -> FileKey,
+) -> Outcome {
+    let (len, mtime) = match &file.stat {
+        Ok(stat) => *stat,
+        Err(why) => return Outcome::Failed(why.clone()),
     };
-    let mtime = crate::base::dirs::mtime_nanos(&meta);
-    let earlier = store.files.get(&file.key()).map_or(&[][..], Vec::as_slice);
-    if let Some(v) = earlier
-        .iter()
-        .find(|v| v.len == meta.len() && v.mtime == mtime)
-    {
+    if let Some(v) = earlier.iter().find(|v| v.len == len && v.mtime == mtime) {
         return Outcome::Known(v.object);
     }
-    match store.write_object(&file.path, &file.key(), mtime, earlier) {
+    match store.write_object(&file.path, &key(), mtime, earlier) {
         Ok(w) => Outcome::Read(
             Version {
                 object: w.object,
@@ -440,4 +519,47 @@ pub struct Exported {
     pub existing: Vec<PathBuf>,
     /// Names that would leave the target folder, not written.
     pub refused: Vec<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk names every file below a folder part by part, in the order
+    /// of those parts (a file before a folder whose name sorts after it),
+    /// with the length and time a `stat` of it gives; links are left out.
+    #[test]
+    fn the_walk_names_files_in_order_with_their_length_and_time() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path();
+        let files = ["a-b.jsonl", "a/z.jsonl", "a/m/n.md", "b.json", "a0/x"];
+        for (i, f) in files.iter().enumerate() {
+            let path = dir.join(f);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+            std::fs::write(&path, "x".repeat(i + 1)).expect("write");
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.join("b.json"), dir.join("c.json")).expect("link");
+        let walked = walk(dir, "projects");
+        let names: Vec<&str> = walked.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "projects/a/m/n.md",
+                "projects/a/z.jsonl",
+                "projects/a-b.jsonl",
+                "projects/a0/x",
+                "projects/b.json"
+            ]
+        );
+        for f in &walked {
+            let meta = std::fs::symlink_metadata(&f.path).expect("stat");
+            let stat = (meta.len(), crate::base::dirs::mtime_nanos(&meta));
+            assert_eq!(f.stat, Ok(stat), "{}", f.name);
+            assert_eq!(
+                f.path,
+                dir.join(f.name.strip_prefix("projects/").expect("prefix"))
+            );
+        }
+    }
 }
