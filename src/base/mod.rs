@@ -12,3 +12,4 @@ pub mod slugs;
 pub mod small_set;
 pub mod stored;
 pub mod text;
+pub mod walk;

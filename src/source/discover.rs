@@ -5,7 +5,6 @@
 
 use crate::base::error::Error;
 use crate::base::skip::Skip;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -378,37 +377,24 @@ fn walk_root(root: &mut Root, skips: &mut Vec<Skip>) {
     } else {
         root.path.clone()
     };
-    let walker = WalkDir::new(&top)
-        .follow_links(false)
-        .sort_by(by_name)
-        .into_iter()
-        // Nested data roots and backups are roots of their own.
-        .filter_entry(|e| {
-            let nested = e.depth() > 0
-                && e.depth() <= ROOT_DEPTH
-                && e.file_type().is_dir()
-                && !backup
-                && !e.path().starts_with(top.join("projects"))
-                && (is_projects_backup(&e.file_name().to_string_lossy()) || is_root(e.path()));
-            !nested
-        });
-    // The walk lists the files; each is looked at (a `stat`: a hundred
-    // thousand of them in a large data directory) on every core, then
-    // classified in order.
-    let mut files: Vec<walkdir::DirEntry> = Vec::new();
-    for entry in walker {
-        match entry {
-            Ok(e) if e.file_type().is_file() => files.push(e),
-            Ok(_) => {}
-            Err(err) => {
-                let path = err.path().map(Path::to_path_buf).unwrap_or_default();
-                skips.push(Skip::file(path, format!("cannot read: {err}")));
-            }
-        }
+    // Nested data roots and backups are roots of their own.
+    let projects = top.join("projects");
+    let enter = |dir: &Path, depth: usize| {
+        let nested = depth <= ROOT_DEPTH
+            && !backup
+            && !dir.starts_with(&projects)
+            && (dir.file_name())
+                .is_some_and(|n| is_projects_backup(&n.to_string_lossy()) || is_root(dir));
+        !nested
+    };
+    // Listed, each file looked at (a `stat`: a hundred thousand of them in
+    // a large data directory), on every core, then classified in order.
+    let listing = crate::base::walk::files(&top, &enter);
+    for (path, err) in listing.errors {
+        skips.push(Skip::file(path, format!("cannot read: {err}")));
     }
-    let metas: Vec<Option<fs::Metadata>> = files.par_iter().map(|e| e.metadata().ok()).collect();
-    for (entry, meta) in files.iter().zip(metas) {
-        let path = entry.path();
+    for file in &listing.files {
+        let (path, meta) = (file.path.as_path(), file.meta.as_ref().ok());
         let rel = match path.strip_prefix(&root.path) {
             Ok(r) => r,
             Err(_) => continue,
@@ -421,8 +407,8 @@ fn walk_root(root: &mut Root, skips: &mut Vec<Skip>) {
             skips.push(Skip::file(path, "file name is not valid UTF-8"));
             continue;
         }
-        let size = meta.as_ref().map_or(0, |m| m.len());
-        let stamp = meta.as_ref().map(Stamp::of).unwrap_or_default();
+        let size = meta.map_or(0, |m| m.len());
+        let stamp = meta.map(Stamp::of).unwrap_or_default();
         classify(root, path, &parts, (size, stamp), has_projects);
     }
     // Memory folders come out of the walk in order; keep them that way.

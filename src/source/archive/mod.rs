@@ -98,7 +98,7 @@ pub struct Kept {
     /// The sources of the build, as the archive names them.
     pub sources: std::collections::BTreeSet<String>,
     /// Every live file (by name) and the content each copy has now.
-    pub live: BTreeMap<String, Vec<(PathBuf, ObjectId)>>,
+    pub live: FxHashMap<String, Vec<(PathBuf, ObjectId)>>,
     /// Files whose content was new to the archive.
     pub new_files: usize,
     /// Bytes read to archive them.
@@ -135,56 +135,21 @@ pub fn live_files(root: &Root) -> Vec<LiveFile> {
     out
 }
 
-/// The files below `dir`, named `prefix/…`, in the order of their names
-/// part by part; links are not followed. Folders are listed on every
-/// core, and a file's length and time are read from its folder as it is
-/// listed (relative to the open folder: no path looked up from the root
-/// again for each of a hundred thousand files). Entries that cannot be
-/// listed are left out, as a walk would.
+/// The files below `dir`, named `prefix/…`, with the length and time
+/// their listing read; links are not followed.
 fn walk(dir: &Path, prefix: &str) -> Vec<LiveFile> {
-    enum Item {
-        File(LiveFile),
-        Folder(Vec<LiveFile>),
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut entries: Vec<_> = (entries.filter_map(Result::ok))
-        .map(|e| (e.file_name(), e))
-        .collect();
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let items: Vec<Item> = entries
-        .into_par_iter()
-        .filter_map(|(file, entry)| {
-            let kind = entry.file_type().ok()?;
-            let name = format!("{prefix}/{}", file.to_string_lossy());
-            if kind.is_dir() {
-                Some(Item::Folder(walk(&entry.path(), &name)))
-            } else if kind.is_file() {
-                Some(Item::File(LiveFile::new(
-                    name,
-                    entry.path(),
-                    entry.metadata(),
-                )))
-            } else {
-                None
-            }
-        })
-        .collect();
-    // Sized once: grown by doubling, a hundred thousand files were
-    // copied over and over, and held twice at the end.
-    let files = |item: &Item| match item {
-        Item::File(_) => 1,
-        Item::Folder(files) => files.len(),
-    };
-    let mut out = Vec::with_capacity(items.iter().map(files).sum());
-    for item in items {
-        match item {
-            Item::File(f) => out.push(f),
-            Item::Folder(files) => out.extend(files),
+    let listing = crate::base::walk::files(dir, &|_, _| true);
+    let named = |f: crate::base::walk::Walked| {
+        let rel = f.path.strip_prefix(dir).ok()?;
+        let mut name = format!("{prefix}/{}", rel.to_string_lossy());
+        if cfg!(windows) {
+            name = name.replace('\\', "/");
         }
-    }
-    out
+        Some(LiveFile::new(name, f.path, f.meta))
+    };
+    let mut files = Vec::with_capacity(listing.files.len());
+    files.extend(listing.files.into_iter().filter_map(named));
+    files
 }
 
 /// What happened to one live file.
@@ -229,14 +194,34 @@ impl Archive {
         &self,
         sources: &std::collections::BTreeSet<String>,
     ) -> BTreeMap<&str, Vec<Version>> {
+        self.files_of_where(sources, |_, _| true)
+    }
+
+    /// [`Archive::files_of`], only the files for which `wanted` holds of
+    /// one of their sources' versions: a build looks closer at a few of a
+    /// hundred thousand, and copied the versions of all of them.
+    pub fn files_of_where(
+        &self,
+        sources: &std::collections::BTreeSet<String>,
+        wanted: impl Fn(&str, &[Version]) -> bool,
+    ) -> BTreeMap<&str, Vec<Version>> {
+        let of_sources = || {
+            sources.iter().flat_map(|s| {
+                (self.store.files.range((s.clone(), String::new())..))
+                    .take_while(move |((source, _), _)| source == s)
+                    .map(|((_, name), versions)| (name.as_str(), versions))
+            })
+        };
+        let names: FxHashSet<&str> = (of_sources())
+            .filter(|(name, versions)| wanted(name, versions))
+            .map(|(name, _)| name)
+            .collect();
         let mut out: BTreeMap<&str, Vec<Version>> = BTreeMap::new();
-        for ((source, name), versions) in &self.store.files {
-            if sources.contains(source) {
-                let all = out.entry(name.as_str()).or_default();
-                for v in versions {
-                    if !all.iter().any(|a| a.object == v.object) {
-                        all.push(v.clone());
-                    }
+        for (name, versions) in of_sources().filter(|(name, _)| names.contains(name)) {
+            let all = out.entry(name).or_default();
+            for v in versions {
+                if !all.iter().any(|a| a.object == v.object) {
+                    all.push(v.clone());
                 }
             }
         }

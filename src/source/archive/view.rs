@@ -59,7 +59,15 @@ fn is_read(name: &str) -> bool {
 pub fn build(archive: &Archive, kept: &Kept, dir: &Path) -> Result<View, Error> {
     let mut view = View::default();
     let mut wanted: BTreeMap<&str, Make> = BTreeMap::new();
-    let files = archive.files_of(&kept.sources);
+    // Only files the build does not already read as they are: not live,
+    // or live with a content the archive has another of.
+    let looked_at = |name: &str, versions: &[super::Version]| {
+        is_read(name)
+            && kept.live.get(name).is_none_or(|copies| {
+                (versions.iter()).any(|v| copies.iter().any(|(_, c)| *c != v.object))
+            })
+    };
+    let files = archive.files_of_where(&kept.sources, looked_at);
     for (name, versions) in &files {
         if versions.is_empty() || !is_read(name) {
             continue;
