@@ -42,6 +42,9 @@ const GROWN_FRAMES: u32 = if cfg!(test) { 3 } else { 32 };
 /// The magic number of the skippable frame that names an object's file.
 const NAME_FRAME: u32 = 0x184D_2A5C;
 const JOURNAL: &str = "journal.jsonl";
+/// The most new objects a commit flushes one by one (with their folders)
+/// on Linux; more are flushed with the whole file system at once.
+const FLUSHED_ONE_BY_ONE: usize = 64;
 /// Lines beyond twice the versions kept that a journal may hold before
 /// it is written anew.
 const JOURNAL_SLACK: usize = 4096;
@@ -556,8 +559,12 @@ impl Store {
                 }
                 moved => moved?,
             }
+            // Past `FLUSHED_ONE_BY_ONE` the commit flushes the whole file
+            // system: a first fill holds no list of all it wrote.
             if let Ok(mut moved) = self.moved.lock() {
-                moved.push(target);
+                if moved.len() <= FLUSHED_ONE_BY_ONE {
+                    moved.push(target);
+                }
             }
         }
         Ok(written)
@@ -612,14 +619,13 @@ impl Store {
     /// the site and the cache just written included), many at once with
     /// the whole file system (a first fill moves thousands).
     fn flush_moved(&self) -> Result<(), Error> {
-        const ONE_BY_ONE: usize = 64;
         let moved = match self.moved.lock() {
             Ok(mut moved) => std::mem::take(&mut *moved),
             // A thread that held it panicked: flush everything.
             Err(_) => return sync_all(&self.dir),
         };
         // Elsewhere each object was flushed as it was written.
-        if !cfg!(target_os = "linux") || moved.len() > ONE_BY_ONE {
+        if !cfg!(target_os = "linux") || moved.len() > FLUSHED_ONE_BY_ONE {
             return sync_all(&self.dir);
         }
         let mut folders: Vec<&Path> = moved.iter().filter_map(|p| p.parent()).collect();
