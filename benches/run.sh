@@ -315,6 +315,17 @@ render_row() {
         }' "$2"
 }
 
+# fill_archive LABEL DIR OUTP OUT LOGS: the archive's first fill, a cold
+# build (OUTP and the cache removed first) that archives all of DIR into a
+# new archive, $ARCHIVE_ROOT/LABEL, exported for the builds after it.
+# WALL, CPU and RSS_MB are the fill's.
+fill_archive() {
+    export CCWIKI_ARCHIVE_DIR="$ARCHIVE_ROOT/$1"
+    rm -rf -- "$3" "$CCWIKI_CACHE_DIR" "$CCWIKI_ARCHIVE_DIR"; mkdir -p "$3"
+    measure "$5/fill.log" "$CCWIKI" build --source "$2" --out "$4" --quiet
+    if [ "$RC" -ne 0 ]; then say "ccwiki build (archive fill) failed (exit $RC):"; cat "$5/fill.log" >&2; exit 1; fi
+}
+
 bench() { # bench LABEL GEN-ARGS...
     local label="$1"; shift
     ensure_data "$label" "$@"
@@ -359,10 +370,7 @@ bench() { # bench LABEL GEN-ARGS...
 
     # The archive's first fill: a cold build that also archives everything
     # (its own line: a one-time cost), then its size against the data's.
-    export CCWIKI_ARCHIVE_DIR="$ARCHIVE_ROOT/$label"
-    rm -rf -- "$outp" "$CCWIKI_CACHE_DIR" "$CCWIKI_ARCHIVE_DIR"; mkdir -p "$outp"
-    measure "$logs/fill.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
-    if [ "$RC" -ne 0 ]; then say "ccwiki build (archive fill) failed (exit $RC):"; cat "$logs/fill.log" >&2; exit 1; fi
+    fill_archive "$label" "$dir" "$outp" "$out" "$logs"
     local fill="$WALL" all stored
     all=$(du -sb "$dir" | cut -f1)
     stored=$(du -sb "$CCWIKI_ARCHIVE_DIR/objects" | cut -f1)
@@ -461,10 +469,7 @@ shape() {
     # The archive's first fill, a cold build that archives everything (a
     # one-time cost); the rebuilds after it run with the archive, as users
     # run them.
-    export CCWIKI_ARCHIVE_DIR="$ARCHIVE_ROOT/$label"
-    rm -rf -- "$outp" "$CCWIKI_CACHE_DIR" "$CCWIKI_ARCHIVE_DIR"; mkdir -p "$outp"
-    measure "$logs/fill.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet
-    if [ "$RC" -ne 0 ]; then say "ccwiki build (archive fill) failed (exit $RC):"; cat "$logs/fill.log" >&2; exit 1; fi
+    fill_archive "$label" "$dir" "$outp" "$out" "$logs"
     local fill="$WALL" fillrss="$RSS_MB"
     say "   cold build with the archive's first fill: ${WALL} s (CPU ${CPU} s), peak RSS ${RSS_MB} MB"
     measure "$logs/same.log" "$CCWIKI" build --source "$dir" --out "$out" --quiet

@@ -284,12 +284,13 @@ impl Archive {
         let outcomes: Vec<Outcome> = (files.par_iter())
             .map(|f| keep_one(&self.store, f, earlier_of(&f.name), || key(&f.name)))
             .collect();
-        let mut live = Vec::with_capacity(files.len());
+        // Each file's content now; None when it could not be read.
+        let mut objects: Vec<Option<ObjectId>> = Vec::with_capacity(files.len());
         let mut superseded = Vec::new();
-        for (i, outcome) in outcomes.into_iter().enumerate() {
-            let name = files[i].name.as_str();
-            let object = match outcome {
-                Outcome::Known(id) => id,
+        for (file, outcome) in files.iter().zip(outcomes) {
+            let name = file.name.as_str();
+            objects.push(match outcome {
+                Outcome::Known(id) => Some(id),
                 Outcome::Read(version, prefixes) => {
                     if !earlier_of(name).iter().any(|v| v.object == version.object) {
                         kept.new_files += 1;
@@ -298,20 +299,19 @@ impl Archive {
                     superseded.extend(prefixes.into_iter().map(|p| (name, p)));
                     let object = version.object;
                     adds.push((key(name), version));
-                    object
+                    Some(object)
                 }
                 Outcome::Failed(why) => {
-                    kept.failed.push((files[i].path.clone(), why));
-                    continue;
+                    kept.failed.push((file.path.clone(), why));
+                    None
                 }
-            };
-            live.push((i, object));
+            });
         }
         // A version that a longer live copy holds is dropped only when no
         // live copy still has exactly it.
         if !superseded.is_empty() {
-            let live_ids: FxHashSet<(&str, ObjectId)> = (live.iter())
-                .map(|&(i, id)| (files[i].name.as_str(), id))
+            let live_ids: FxHashSet<(&str, ObjectId)> = (files.iter().zip(&objects))
+                .filter_map(|(f, id)| Some((f.name.as_str(), (*id)?)))
                 .collect();
             drops.extend(
                 (superseded.into_iter())
@@ -320,9 +320,8 @@ impl Archive {
             );
         }
         drop(earlier);
-        let mut live = live.into_iter().peekable();
-        for (i, file) in files.into_iter().enumerate() {
-            if let Some((_, object)) = live.next_if(|&(j, _)| j == i) {
+        for (file, object) in files.into_iter().zip(objects) {
+            if let Some(object) = object {
                 let copies = kept.live.entry(file.name).or_default();
                 copies.push((file.path, object));
             }
