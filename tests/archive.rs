@@ -403,9 +403,9 @@ fn the_corpus_is_archived_in_well_under_half_its_size() {
             sources.push(entry.path());
         }
     }
-    let found = ccwiki::source::discover::discover(&sources).unwrap();
+    let mut found = ccwiki::source::discover::discover(&sources).unwrap();
     let mut archive = Archive::open(&tmp.path().join("archive")).unwrap();
-    let kept = archive.keep(&found.roots).unwrap();
+    let kept = archive.keep(&mut found.roots).unwrap();
     let raw = kept.bytes_read;
     let stored = archive.stored_bytes();
     eprintln!(

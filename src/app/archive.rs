@@ -51,10 +51,10 @@ pub fn status(dir: &Path, sources: &[PathBuf]) -> Result<Status, Error> {
     }
     status.oldest = times.iter().min().and_then(|t| time(*t));
     status.newest = times.iter().max().and_then(|t| time(*t));
-    status.only_in_archive = discover::discover(sources).ok().map(|found| {
+    status.only_in_archive = discover::discover(sources).ok().map(|mut found| {
         let live: HashSet<String> = found
             .roots
-            .iter()
+            .iter_mut()
             .flat_map(live_files)
             .map(|f| f.name)
             .collect();

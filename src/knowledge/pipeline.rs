@@ -167,6 +167,7 @@ impl Pipeline {
             report.archive = Some(with_archive(dir, &mut sources, &mut report.skips)?);
             report.timings.push(("archive", start.elapsed()));
         }
+        sources.forget_listings();
         Ok(sources)
     }
 
@@ -398,7 +399,7 @@ fn with_archive(
     skips: &mut Vec<Skip>,
 ) -> Result<ArchiveReport, Error> {
     let mut archive = crate::source::archive::Archive::open(dir)?;
-    let kept = archive.keep(&sources.roots)?;
+    let kept = archive.keep(&mut sources.roots)?;
     for (path, why) in &kept.failed {
         skips.push(Skip::file(path, format!("not archived: {why}")));
     }

@@ -5,6 +5,7 @@
 
 use crate::base::error::Error;
 use crate::base::skip::Skip;
+use crate::base::walk::Listed;
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,10 @@ pub struct Root {
     pub facets: Vec<PathBuf>,
     /// `file-history/`, when there is one: backups of the files sessions changed.
     pub file_history: Option<PathBuf>,
+    /// Every file the walk met, in its order (links and nested roots left
+    /// out), the ones a wiki does not show too: the archive keeps them all
+    /// and takes them from here instead of walking the root again.
+    pub listing: Vec<Listed>,
 }
 
 /// What a setup file is.
@@ -185,6 +190,14 @@ impl Sources {
                 root.history = None;
             }
             root.session_starts.retain(|s| !gone.contains(s));
+        }
+    }
+
+    /// Let go of every root's [`Root::listing`]: what the archive did not
+    /// take (there is no archive, or the roots are its own view).
+    pub fn forget_listings(&mut self) {
+        for root in &mut self.roots {
+            root.listing = Vec::new();
         }
     }
 
@@ -393,23 +406,23 @@ fn walk_root(root: &mut Root, skips: &mut Vec<Skip>) {
     for (path, err) in listing.errors {
         skips.push(Skip::file(path, format!("cannot read: {err}")));
     }
-    for file in &listing.files {
+    root.listing.reserve_exact(listing.files.len());
+    for file in listing.files {
         let (path, meta) = (file.path.as_path(), file.meta.as_ref().ok());
-        let rel = match path.strip_prefix(&root.path) {
-            Ok(r) => r,
-            Err(_) => continue,
-        };
-        let mut parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
-        if backup && !parts.is_empty() {
-            parts[0] = "projects";
+        if let Ok(rel) = path.strip_prefix(&root.path) {
+            let mut parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
+            if backup && !parts.is_empty() {
+                parts[0] = "projects";
+            }
+            if parts.len() == rel.iter().count() {
+                let size = meta.map_or(0, |m| m.len());
+                let stamp = meta.map(Stamp::of).unwrap_or_default();
+                classify(root, path, &parts, (size, stamp), has_projects);
+            } else {
+                skips.push(Skip::file(path, "file name is not valid UTF-8"));
+            }
         }
-        if parts.len() != rel.iter().count() {
-            skips.push(Skip::file(path, "file name is not valid UTF-8"));
-            continue;
-        }
-        let size = meta.map_or(0, |m| m.len());
-        let stamp = meta.map(Stamp::of).unwrap_or_default();
-        classify(root, path, &parts, (size, stamp), has_projects);
+        root.listing.push(Listed::from(file));
     }
     // Memory folders come out of the walk in order; keep them that way.
     root.memory_dirs

@@ -16,6 +16,7 @@ pub use store::{hex, FileKey, ObjectId, Version};
 pub use view::{is_session, View};
 
 use crate::base::error::Error;
+use crate::base::walk::{Listed, Walked};
 use crate::source::discover::Root;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -70,18 +71,19 @@ pub struct LiveFile {
 }
 
 impl LiveFile {
-    fn new(name: String, path: PathBuf, meta: std::io::Result<std::fs::Metadata>) -> LiveFile {
-        let stat = meta
-            .map(|m| (m.len(), crate::base::dirs::mtime_nanos(&m)))
-            .map_err(|e| e.to_string());
-        LiveFile { name, path, stat }
+    fn new(name: String, file: Listed) -> LiveFile {
+        LiveFile {
+            name,
+            path: file.path,
+            stat: file.stat,
+        }
     }
 
     /// A file not met by a walk (a root's loose transcript, a file of its
-    /// own such as `history.jsonl`).
+    /// own such as `history.jsonl` when it is a link).
     fn at(name: String, path: PathBuf) -> LiveFile {
         let meta = std::fs::symlink_metadata(&path);
-        LiveFile::new(name, path, meta)
+        LiveFile::new(name, Listed::from(Walked { path, meta }))
     }
 }
 
@@ -108,13 +110,43 @@ pub struct Kept {
 }
 
 /// Every file of `root` the archive keeps, named as in a `~/.claude`
-/// (`projects/…` even for a backup such as `projects.bak-2025`).
-pub fn live_files(root: &Root) -> Vec<LiveFile> {
-    let mut out = Vec::new();
+/// (`projects/…` even for a backup such as `projects.bak-2025`): taken
+/// from the files discovery listed ([`Root::listing`], which it leaves
+/// empty), but for what a link at the root's top leads to, which is
+/// followed that one step (a `skills` folder linked from a dotfiles
+/// repository) and walked here.
+pub fn live_files(root: &mut Root) -> Vec<LiveFile> {
+    let listing = std::mem::take(&mut root.listing);
     let projects = root.path.join(&root.projects_dir);
-    if projects.is_dir() {
-        out.extend(walk(&projects, "projects"));
+    let backup = root.projects_dir != "projects";
+    // What the root's walk started from, and the names it keeps at the top.
+    let (top, kept): (&Path, Vec<&str>) = if backup {
+        (&projects, vec![])
     } else {
+        let mut kept = KEPT.to_vec();
+        kept.push("projects");
+        (&root.path, kept)
+    };
+    let is_link = |name: &str| {
+        std::fs::symlink_metadata(top.join(name)).is_ok_and(|m| m.file_type().is_symlink())
+    };
+    let linked: Vec<&str> = kept.iter().copied().filter(|n| is_link(n)).collect();
+    let mut out = Vec::with_capacity(listing.len());
+    for file in listing {
+        let Ok(rel) = file.path.strip_prefix(top) else {
+            continue;
+        };
+        let first = rel.iter().next().unwrap_or_default();
+        if backup || kept.iter().any(|k| first == *k) {
+            let prefix = if backup { "projects/" } else { "" };
+            let mut name = format!("{prefix}{}", rel.to_string_lossy());
+            if cfg!(windows) {
+                name = name.replace('\\', "/");
+            }
+            out.push(LiveFile::new(name, file));
+        }
+    }
+    if !projects.is_dir() {
         // Loose transcripts: each under its folder's name.
         for t in &root.transcripts {
             let file = t.path.file_name().unwrap_or_default().to_string_lossy();
@@ -122,14 +154,12 @@ pub fn live_files(root: &Root) -> Vec<LiveFile> {
             out.push(LiveFile::at(name, t.path.clone()));
         }
     }
-    if root.projects_dir == "projects" {
-        for name in KEPT {
-            let path = root.path.join(name);
-            if path.is_dir() {
-                out.extend(walk(&path, name));
-            } else if path.is_file() {
-                out.push(LiveFile::at(name.to_string(), path));
-            }
+    for name in linked {
+        let path = top.join(name);
+        if path.is_dir() {
+            out.extend(walk(&path, name));
+        } else if path.is_file() {
+            out.push(LiveFile::at(name.to_string(), path));
         }
     }
     out
@@ -139,13 +169,13 @@ pub fn live_files(root: &Root) -> Vec<LiveFile> {
 /// their listing read; links are not followed.
 fn walk(dir: &Path, prefix: &str) -> Vec<LiveFile> {
     let listing = crate::base::walk::files(dir, &|_, _| true);
-    let named = |f: crate::base::walk::Walked| {
+    let named = |f: Walked| {
         let rel = f.path.strip_prefix(dir).ok()?;
         let mut name = format!("{prefix}/{}", rel.to_string_lossy());
         if cfg!(windows) {
             name = name.replace('\\', "/");
         }
-        Some(LiveFile::new(name, f.path, f.meta))
+        Some(LiveFile::new(name, Listed::from(f)))
     };
     let mut files = Vec::with_capacity(listing.files.len());
     files.extend(listing.files.into_iter().filter_map(named));
@@ -232,14 +262,15 @@ impl Archive {
     }
 
     /// Keep every file of `roots` that is new or changed. A file seen with
-    /// the same length and time as before is not read again.
-    pub fn keep(&mut self, roots: &[Root]) -> Result<Kept, Error> {
+    /// the same length and time as before is not read again. Each root's
+    /// [`Root::listing`] is taken.
+    pub fn keep(&mut self, roots: &mut [Root]) -> Result<Kept, Error> {
         let mut kept = Kept::default();
         // Roots of one source (a `projects` folder and its backups) name
         // their files alike: they are kept, and their drops checked,
         // together.
         let mut by_source: BTreeMap<String, Vec<LiveFile>> = BTreeMap::new();
-        for root in roots {
+        for root in roots.iter_mut() {
             let files = live_files(root);
             match by_source.entry(source_label(&root.source)) {
                 Entry::Vacant(e) => {
@@ -508,6 +539,69 @@ pub struct Exported {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The archive keeps what discovery listed of a data root (its
+    /// projects and the folders and files it keeps by name, not `debug/`),
+    /// a backup's files as `projects/…`, and what a link at the root's top
+    /// leads to; the listing is taken, and nothing is named twice.
+    #[test]
+    fn live_files_come_from_discovery_s_listing_and_links_at_the_top() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let home = tmp.path().join(".claude");
+        let elsewhere = tmp.path().join("dotfiles/skills");
+        let files = [
+            ".claude/projects/-p/s1.jsonl",
+            ".claude/projects/-p/memory/MEMORY.md",
+            ".claude/projects.bak-1/-p/old.jsonl",
+            ".claude/history.jsonl",
+            ".claude/debug/log.txt",
+            ".claude/todos/t.json",
+            ".claude/file-history/s1/abc@v1",
+            "dotfiles/skills/tidy/SKILL.md",
+            "dotfiles/settings.json",
+        ];
+        for (i, f) in files.iter().enumerate() {
+            let path = tmp.path().join(f);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+            std::fs::write(&path, "{}\n".repeat(i + 1)).expect("write");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&elsewhere, home.join("skills")).expect("link");
+            let settings = tmp.path().join("dotfiles/settings.json");
+            std::os::unix::fs::symlink(settings, home.join("settings.json")).expect("link");
+        }
+        let mut found =
+            crate::source::discover::discover(std::slice::from_ref(&home)).expect("found");
+        assert_eq!(found.roots.len(), 2, "the root and its backup");
+        let mut names: Vec<(String, String)> = Vec::new();
+        for root in &mut found.roots {
+            assert!(!root.listing.is_empty());
+            for f in live_files(root) {
+                assert!(f.path.is_file(), "{}", f.path.display());
+                assert!(f.stat.is_ok(), "{}", f.name);
+                names.push((root.projects_dir.clone(), f.name));
+            }
+            assert!(root.listing.is_empty(), "taken");
+        }
+        names.sort();
+        let mut want = vec![
+            ("projects", "file-history/s1/abc@v1"),
+            ("projects", "history.jsonl"),
+            ("projects", "projects/-p/memory/MEMORY.md"),
+            ("projects", "projects/-p/s1.jsonl"),
+            ("projects.bak-1", "projects/-p/old.jsonl"),
+        ];
+        if cfg!(unix) {
+            want.push(("projects", "settings.json"));
+            want.push(("projects", "skills/tidy/SKILL.md"));
+        }
+        want.sort();
+        let want: Vec<(String, String)> = (want.into_iter())
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(names, want);
+    }
 
     /// The walk names every file below a folder part by part, in the order
     /// of those parts (a file before a folder whose name sorts after it),
