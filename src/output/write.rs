@@ -120,6 +120,9 @@ pub struct Stager {
     /// Files of the site that are not pages (the marker, kept and copied
     /// files): path, length, modification time.
     others: Mutex<Vec<(String, u64, i64)>>,
+    /// Folders made in the new site so far: ten thousand pages of one
+    /// folder asked the file system to make it ten thousand times.
+    made: Mutex<rustc_hash::FxHashSet<Box<str>>>,
     unchanged: AtomicUsize,
     kept: AtomicUsize,
     bytes: AtomicU64,
@@ -154,6 +157,7 @@ impl Stager {
             previous: Mutex::new(previous),
             manifest: Mutex::new(BTreeMap::new()),
             others: Mutex::new(Vec::new()),
+            made: Mutex::default(),
             unchanged: AtomicUsize::new(0),
             kept: AtomicUsize::new(0),
             bytes: AtomicU64::new(0),
@@ -228,8 +232,16 @@ impl Stager {
                 ),
             ));
         }
-        if let Some(dir) = Path::new(rel).parent() {
-            (self.folders.make_dir(dir)).map_err(|e| Error::io(self.staging.join(dir), e))?;
+        let Some((dir, _)) = rel.rsplit_once('/') else {
+            return Ok(());
+        };
+        let known = self.made.lock().is_ok_and(|m| m.contains(dir));
+        if !known {
+            let path = Path::new(dir);
+            (self.folders.make_dir(path)).map_err(|e| Error::io(self.staging.join(path), e))?;
+            if let Ok(mut m) = self.made.lock() {
+                m.insert(dir.into());
+            }
         }
         Ok(())
     }
