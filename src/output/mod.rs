@@ -1,5 +1,6 @@
 //! The output layer: render pages with Tera and write the site atomically.
 
+pub mod cards;
 mod folders;
 pub mod manifest;
 pub mod markdown;

@@ -178,6 +178,10 @@ pub struct Renderer {
     /// Whether file pages get their diffs spliced into what their template
     /// makes (the templates in use show them as the built-in ones do).
     diffs_spliced: bool,
+    /// Whether the home, list and project pages get their memory cards as
+    /// HTML written by [`crate::output::cards`] (the templates in use show
+    /// them as the built-in ones do) rather than as views for Tera to walk.
+    cards_written: bool,
     /// Hash of everything besides a page's own context that shapes its HTML.
     fingerprint: u64,
     static_files: Vec<(String, Vec<u8>)>,
@@ -218,6 +222,14 @@ impl Renderer {
         let turns_written = as_built_in(&crate::output::turns::STOOD_IN_FOR);
         let diffs_spliced = as_built_in(&DIFFS_SPLICED_IN);
         let days_written = as_built_in(&crate::output::timeline::DAYS_STOOD_IN_FOR);
+        let cards_written = as_built_in(&crate::output::cards::STOOD_IN_FOR);
+        if cards_written {
+            tera.add_raw_template(
+                "partials/memory_cards.html",
+                crate::output::cards::PRINT_CARDS,
+            )
+            .map_err(tmpl_err)?;
+        }
         if days_written {
             tera.add_raw_template(
                 "partials/timeline_days.html",
@@ -259,6 +271,7 @@ impl Renderer {
             turns_written,
             days_written,
             diffs_spliced,
+            cards_written,
             fingerprint,
             static_files,
             place,
@@ -451,6 +464,7 @@ impl Renderer {
     /// back, diffs, colours), are known by what they are made of before
     /// they are made: when that is unchanged, the page is kept as it is.
     pub fn page(&self, page: &Page<'_>, stager: &Stager) -> Result<(), Error> {
+        use crate::output::cards;
         use crate::site::assemble::View;
         match &page.view {
             View::Session(s) => self.keep_or_make(
@@ -487,6 +501,24 @@ impl Renderer {
                     let written = crate::output::timeline::with_days_written(t, &page.root());
                     self.write(page, &written, stager, input)
                 },
+            ),
+            View::Home(v) if self.cards_written => self.keep_or_make(
+                page,
+                stager,
+                |h| crate::base::fingerprint::hash_into(&page.view, h),
+                |input| self.write(page, &cards::home(v, &page.root()), stager, input),
+            ),
+            View::List(v) if self.cards_written => self.keep_or_make(
+                page,
+                stager,
+                |h| crate::base::fingerprint::hash_into(&page.view, h),
+                |input| self.write(page, &cards::list(v, &page.root()), stager, input),
+            ),
+            View::Project(v) if self.cards_written => self.keep_or_make(
+                page,
+                stager,
+                |h| crate::base::fingerprint::hash_into(&page.view, h),
+                |input| self.write(page, &cards::project(v, &page.root()), stager, input),
             ),
             view => self.keep_or_make(
                 page,

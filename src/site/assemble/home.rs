@@ -57,7 +57,8 @@ pub(super) fn pages<'m>(
             .iter()
             .take(8)
             .map(|&i| l.memory_card(i))
-            .collect(),
+            .collect::<Vec<_>>()
+            .into(),
         recent: l
             .sessions
             .iter()

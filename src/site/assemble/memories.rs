@@ -61,7 +61,7 @@ pub(super) fn pages<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
                 kind: section,
                 intro,
                 projects: Vec::new(),
-                memories: cards,
+                memories: cards.into(),
                 months: Vec::new(),
                 newer: None,
                 older: None,

@@ -4,7 +4,8 @@ use super::format::{date_time, day};
 use super::links::{Links, Project};
 use super::paging::LIST_ROWS;
 use super::views::{
-    FileRow, HistoryRow, ListView, MemoryBody, MemoryGroup, ProjectCard, ProjectView, ToolCount,
+    Cards, FileRow, HistoryRow, ListView, MemoryBody, MemoryGroup, ProjectCard, ProjectView,
+    ToolCount,
 };
 use super::{Page, View};
 use crate::knowledge::model::{max_opt, min_opt, one_line, MemoryKind};
@@ -36,7 +37,7 @@ pub(super) fn pages<'m>(
             kind: "projects",
             intro: "Every folder you worked in with Claude Code, most recent first.",
             projects: cards.to_vec(),
-            memories: Vec::new(),
+            memories: Cards::default(),
             months: Vec::new(),
             newer: None,
             older: None,
@@ -80,7 +81,8 @@ fn memories_of<'m>(l: &Links<'m>, p: &Project) -> (Vec<MemoryBody<'m>>, Vec<Memo
             memories: of_kind(*pred)
                 .into_iter()
                 .map(|i| l.memory_card(i))
-                .collect(),
+                .collect::<Vec<_>>()
+                .into(),
         })
         .filter(|g| !g.memories.is_empty())
         .collect();

@@ -10,7 +10,8 @@ use super::paging::{
 use super::projects::tool_counts;
 use super::shared_diffs::SharedDiffs;
 use super::views::{
-    BlockView, Link, ListView, MonthGroup, SessionRow, SessionView, SubagentView, TurnView, Turns,
+    BlockView, Cards, Link, ListView, MonthGroup, SessionRow, SessionView, SubagentView, TurnView,
+    Turns,
 };
 use super::{Page, View};
 use crate::knowledge::model::{Block, CompactKind, Session, SubagentLayout, ToolCall, Turn};
@@ -47,7 +48,7 @@ pub(super) fn list<'m>(l: &Links<'m>) -> Vec<Page<'m>> {
                 kind: "sessions",
                 intro: "Every conversation, newest first.",
                 projects: Vec::new(),
-                memories: Vec::new(),
+                memories: Cards::default(),
                 months: months
                     .into_iter()
                     .map(|(month, sessions)| MonthGroup { month, sessions })

@@ -67,6 +67,37 @@ pub struct MemoryCard<'m> {
     pub project: Option<Arc<Link>>,
 }
 
+/// A list of memory cards, for `partials/memory_cards.html`: as views, or
+/// the HTML the built-in partial makes of them, written without a template
+/// when the built-in templates show them (`output::cards`): the template
+/// walking ten thousand cards was most of a project page's time, and the
+/// page is made again whenever one of its memories changes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Cards<'m> {
+    Views(Arc<[MemoryCard<'m>]>),
+    Html(String),
+}
+
+impl<'m> From<Vec<MemoryCard<'m>>> for Cards<'m> {
+    fn from(cards: Vec<MemoryCard<'m>>) -> Cards<'m> {
+        Cards::Views(cards.into())
+    }
+}
+
+impl Default for Cards<'_> {
+    fn default() -> Self {
+        Cards::Views(Arc::new([]))
+    }
+}
+
+impl Cards<'_> {
+    /// No card (as views; written ones always say something).
+    pub fn is_empty(&self) -> bool {
+        matches!(self, Cards::Views(v) if v.is_empty())
+    }
+}
+
 /// One session in a list. What it shows besides its title and page (its
 /// date, duration, prompts, project, digest) is made from its session when
 /// it is shown: a hundred thousand rows held them, 11 MB at the peak of
@@ -110,18 +141,18 @@ impl Serialize for SessionRow<'_> {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct HomeView<'m> {
     pub totals: Totals,
     pub projects: Vec<ProjectCard>,
-    pub knowledge: Vec<MemoryCard<'m>>,
+    pub knowledge: Cards<'m>,
     pub recent: Vec<Arc<SessionRow<'m>>>,
     pub activity: Vec<MonthBar>,
     pub about: Vec<MemoryCard<'m>>,
 }
 
 /// A memory shown in full.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct MemoryBody<'m> {
     pub title: &'m str,
     pub href: String,
@@ -137,14 +168,14 @@ pub struct AboutView<'m> {
 }
 
 /// Memories of one kind on a project page.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct MemoryGroup<'m> {
     pub kind: &'static str,
     pub label: &'static str,
-    pub memories: Vec<MemoryCard<'m>>,
+    pub memories: Cards<'m>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ProjectView<'m> {
     pub name: String,
     pub path: String,
@@ -434,12 +465,12 @@ pub struct TimelineView<'m> {
 }
 
 /// An index page of one kind.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct ListView<'m> {
     pub kind: &'static str,
     pub intro: &'static str,
     pub projects: Vec<ProjectCard>,
-    pub memories: Vec<MemoryCard<'m>>,
+    pub memories: Cards<'m>,
     /// Sessions grouped by month, newest first.
     pub months: Vec<MonthGroup<'m>>,
     /// The pages before and after this one of a list that continues.
@@ -455,7 +486,7 @@ pub struct ToolCount {
 }
 
 /// The sessions of one month.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct MonthGroup<'m> {
     pub month: String,
     pub sessions: Vec<Arc<SessionRow<'m>>>,

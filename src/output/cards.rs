@@ -1,0 +1,170 @@
+//! The built-in `partials/memory_cards.html`, written without a template.
+//!
+//! A project page lists every memory of its project as a card, and the
+//! home page and the memory lists show them too: walked by Tera, ten
+//! thousand cards (each turned into a template value, then looked up
+//! field by field) were most of a project page's time, and that page is
+//! made again whenever one of its memories changes. When the templates in
+//! use show cards as the built-in ones do (see [`STOOD_IN_FOR`]), the
+//! cards are written here instead, byte for byte what the built-in partial
+//! makes: a test renders random cards both ways and compares. A theme or
+//! wiki that overrides one of those templates gets them through Tera.
+
+use crate::output::turns::escape;
+use crate::site::assemble::views::{Cards, HomeView, ListView, MemoryCard, ProjectView};
+
+/// The templates whose built-in text this module stands in for: the pages
+/// that hand cards to the partial, and the partial.
+pub const STOOD_IN_FOR: [&str; 4] = [
+    "home.html",
+    "list.html",
+    "project.html",
+    "partials/memory_cards.html",
+];
+
+/// The cards partial used while cards come as HTML: it prints them.
+pub const PRINT_CARDS: &str = "{{ memories | safe }}";
+
+/// The home page's view with its cards as HTML, for a page whose path
+/// back to the site root is `root`.
+pub fn home<'m>(view: &HomeView<'m>, root: &str) -> HomeView<'m> {
+    HomeView {
+        knowledge: written(&view.knowledge, root),
+        ..view.clone()
+    }
+}
+
+/// A list page's view with its cards as HTML.
+pub fn list<'m>(view: &ListView<'m>, root: &str) -> ListView<'m> {
+    ListView {
+        memories: written(&view.memories, root),
+        ..view.clone()
+    }
+}
+
+/// A project page's view with each group's cards as HTML.
+pub fn project<'m>(view: &ProjectView<'m>, root: &str) -> ProjectView<'m> {
+    let mut out = view.clone();
+    for group in &mut out.knowledge {
+        group.memories = written(&group.memories, root);
+    }
+    out
+}
+
+fn written<'m>(cards: &Cards<'m>, root: &str) -> Cards<'m> {
+    match cards {
+        Cards::Views(views) => {
+            let mut html = String::new();
+            write(views, root, &mut html);
+            Cards::Html(html)
+        }
+        Cards::Html(html) => Cards::Html(html.clone()),
+    }
+}
+
+/// Append what `{% include "partials/memory_cards.html" %}` makes of
+/// `cards`. Each string below is the partial's text between two of its
+/// tags (the last, `{% endif %}`, followed by the file's last newline).
+fn write(cards: &[MemoryCard<'_>], root: &str, out: &mut String) {
+    if cards.is_empty() {
+        out.push_str("\n<p class=\"empty\">Nothing here yet.</p>\n\n");
+        return;
+    }
+    out.push_str("\n<ul class=\"memory-list\">\n  ");
+    for m in cards {
+        out.push_str("\n  <li>\n    <span class=\"tag tag-");
+        escape(out, m.kind);
+        out.push_str("\">");
+        escape(out, m.kind);
+        out.push_str("</span>\n    <a href=\"");
+        escape(out, root);
+        escape(out, &m.href);
+        out.push_str("\">");
+        escape(out, m.title);
+        out.push_str("</a>");
+        if let Some(p) = &m.project {
+            out.push_str(" <span class=\"in\">in <a href=\"");
+            escape(out, root);
+            escape(out, &p.href);
+            out.push_str("\">");
+            escape(out, &p.title);
+            out.push_str("</a></span>");
+        }
+        out.push_str("\n    ");
+        if !m.description.is_empty() {
+            out.push_str("<p class=\"desc\">");
+            escape(out, m.description);
+            out.push_str("</p>");
+        }
+        out.push_str("\n  </li>\n  ");
+    }
+    out.push_str("\n</ul>\n\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::assemble::views::Link;
+    use proptest::prelude::*;
+    use std::sync::Arc;
+
+    /// What the built-in partial makes of `cards` through Tera.
+    fn through_tera(cards: &[MemoryCard<'_>], root: &str) -> String {
+        let mut tera = tera::Tera::new();
+        tera.autoescape_on([".html"]);
+        let partial = crate::output::render::BUILTIN_TEMPLATES
+            .iter()
+            .find(|(n, _)| *n == "partials/memory_cards.html")
+            .expect("the partial is built in");
+        tera.add_raw_template(partial.0, partial.1).unwrap();
+        let mut ctx = tera::Context::new();
+        ctx.insert("memories", cards);
+        ctx.insert("root", root);
+        tera.render(partial.0, &ctx).unwrap()
+    }
+
+    /// A text with what must be escaped, and nothing.
+    fn text() -> impl Strategy<Value = String> {
+        "(a|b c|<i>|&amp;|\"|'|é|/|)*"
+    }
+
+    /// One card: title, href, description, kind, project (title, href).
+    type Planned = (String, String, String, String, Option<(String, String)>);
+
+    fn card() -> impl Strategy<Value = Planned> {
+        (
+            text(),
+            text(),
+            text(),
+            text(),
+            proptest::option::of((text(), text())),
+        )
+    }
+
+    proptest! {
+        /// Cards written are what the built-in partial makes of them: any
+        /// number of cards (none too), with and without a description or
+        /// a project, text and links that must be escaped.
+        #[test]
+        fn cards_are_written_as_the_partial_makes_them(
+            planned in proptest::collection::vec(card(), 0..5),
+            root in prop_oneof![Just(""), Just("../../"), Just("a\"&<")],
+        ) {
+            let cards: Vec<MemoryCard<'_>> = planned
+                .iter()
+                .map(|(title, href, description, kind, project)| MemoryCard {
+                    title,
+                    href: href.clone(),
+                    description,
+                    kind,
+                    project: project.as_ref().map(|(t, h)| {
+                        Arc::new(Link { title: t.as_str().into(), href: h.as_str().into() })
+                    }),
+                })
+                .collect();
+            let mut written = String::new();
+            write(&cards, root, &mut written);
+            prop_assert_eq!(written, through_tera(&cards, root));
+        }
+    }
+}
