@@ -195,6 +195,7 @@ pub struct Renderer {
 impl Renderer {
     /// Load templates in layers: the wiki repository's, the theme's, the built-in ones.
     pub fn new(opts: &RenderOptions, theme: &Theme) -> Result<Renderer, Error> {
+        use crate::output::{cards, timeline, turns};
         let theme_dir = match &theme.origin {
             crate::output::theme::Origin::Local(d) => d.display().to_string(),
             crate::output::theme::Origin::Bundled => format!("themes/{}", theme.name),
@@ -219,27 +220,26 @@ impl Renderer {
         let as_built_in = |names: &[&str]| {
             crate::output::splice::shows_as_built_in(names, |n| resolve(&templates, n), builtin)
         };
-        let turns_written = as_built_in(&crate::output::turns::STOOD_IN_FOR);
+        let turns_written = as_built_in(&turns::STOOD_IN_FOR);
         let diffs_spliced = as_built_in(&DIFFS_SPLICED_IN);
-        let days_written = as_built_in(&crate::output::timeline::DAYS_STOOD_IN_FOR);
-        let cards_written = as_built_in(&crate::output::cards::STOOD_IN_FOR);
-        if cards_written {
-            tera.add_raw_template(
+        let days_written = as_built_in(&timeline::DAYS_STOOD_IN_FOR);
+        let cards_written = as_built_in(&cards::STOOD_IN_FOR);
+        // Each partial whose lists are written apart prints them instead.
+        let printed = [
+            (
+                cards_written,
                 "partials/memory_cards.html",
-                crate::output::cards::PRINT_CARDS,
-            )
-            .map_err(tmpl_err)?;
-        }
-        if days_written {
-            tera.add_raw_template(
+                cards::PRINT_CARDS,
+            ),
+            (
+                days_written,
                 "partials/timeline_days.html",
-                crate::output::timeline::PRINT_DAYS,
-            )
-            .map_err(tmpl_err)?;
-        }
-        if turns_written {
-            tera.add_raw_template("partials/turns.html", crate::output::turns::PRINT_TURNS)
-                .map_err(tmpl_err)?;
+                timeline::PRINT_DAYS,
+            ),
+            (turns_written, "partials/turns.html", turns::PRINT_TURNS),
+        ];
+        for (_, name, print) in printed.into_iter().filter(|(written, ..)| *written) {
+            tera.add_raw_template(name, print).map_err(tmpl_err)?;
         }
         tera.global_context().insert("nav", NAV);
         tera.global_context().insert(
@@ -358,6 +358,23 @@ impl Renderer {
         make(input)
     }
 
+    /// Render `page` from the view `written` makes of its own, with parts
+    /// a template would walk written as HTML, unless the page made from
+    /// the same view last time can be kept.
+    fn write_apart<V: Serialize>(
+        &self,
+        page: &Page<'_>,
+        stager: &Stager,
+        written: impl FnOnce() -> V,
+    ) -> Result<(), Error> {
+        self.keep_or_make(
+            page,
+            stager,
+            |h| crate::base::fingerprint::hash_into(&page.view, h),
+            |input| self.write(page, &written(), stager, input),
+        )
+    }
+
     /// Render `page` into `stager`, recorded as made from `input`.
     fn write(
         &self,
@@ -464,7 +481,7 @@ impl Renderer {
     /// back, diffs, colours), are known by what they are made of before
     /// they are made: when that is unchanged, the page is kept as it is.
     pub fn page(&self, page: &Page<'_>, stager: &Stager) -> Result<(), Error> {
-        use crate::output::cards;
+        use crate::output::{cards, timeline};
         use crate::site::assemble::View;
         match &page.view {
             View::Session(s) => self.keep_or_make(
@@ -493,33 +510,18 @@ impl Renderer {
                     self.write_diffs_spliced(page, view, stager, input)
                 },
             ),
-            View::Timeline(t) if self.days_written => self.keep_or_make(
-                page,
-                stager,
-                |h| crate::base::fingerprint::hash_into(&page.view, h),
-                |input| {
-                    let written = crate::output::timeline::with_days_written(t, &page.root());
-                    self.write(page, &written, stager, input)
-                },
-            ),
-            View::Home(v) if self.cards_written => self.keep_or_make(
-                page,
-                stager,
-                |h| crate::base::fingerprint::hash_into(&page.view, h),
-                |input| self.write(page, &cards::home(v, &page.root()), stager, input),
-            ),
-            View::List(v) if self.cards_written => self.keep_or_make(
-                page,
-                stager,
-                |h| crate::base::fingerprint::hash_into(&page.view, h),
-                |input| self.write(page, &cards::list(v, &page.root()), stager, input),
-            ),
-            View::Project(v) if self.cards_written => self.keep_or_make(
-                page,
-                stager,
-                |h| crate::base::fingerprint::hash_into(&page.view, h),
-                |input| self.write(page, &cards::project(v, &page.root()), stager, input),
-            ),
+            View::Timeline(t) if self.days_written => self.write_apart(page, stager, || {
+                timeline::with_days_written(t, &page.root())
+            }),
+            View::Home(v) if self.cards_written => {
+                self.write_apart(page, stager, || cards::home(v, &page.root()))
+            }
+            View::List(v) if self.cards_written => {
+                self.write_apart(page, stager, || cards::list(v, &page.root()))
+            }
+            View::Project(v) if self.cards_written => {
+                self.write_apart(page, stager, || cards::project(v, &page.root()))
+            }
             view => self.keep_or_make(
                 page,
                 stager,
