@@ -282,8 +282,10 @@ impl Root {
     }
 }
 
-/// Folders that never hold a data root: skipped when looking for one.
-const NOT_ROOTS: [&str; 8] = [
+/// Folders that never hold a data root: skipped when looking for one,
+/// and read as their data root's own. The setup's folders are among them:
+/// a skill named `projects-helper` is not a backup of the projects folder.
+const NOT_ROOTS: [&str; 12] = [
     "file-history",
     "shell-snapshots",
     "todos",
@@ -292,7 +294,18 @@ const NOT_ROOTS: [&str; 8] = [
     "node_modules",
     ".git",
     "plugins",
+    "skills",
+    "commands",
+    "agents",
+    "output-styles",
 ];
+
+/// Whether `rel` (a folder's path below a data root) is where a data root
+/// may be found: not in any of [`NOT_ROOTS`].
+fn may_hold_root(rel: &Path) -> bool {
+    rel.iter()
+        .all(|c| !NOT_ROOTS.iter().any(|n| c == std::ffi::OsStr::new(n)))
+}
 
 /// A folder that is a data root of its own.
 fn is_root(dir: &Path) -> bool {
@@ -396,6 +409,7 @@ fn walk_root(root: &mut Root, skips: &mut Vec<Skip>) {
         let nested = depth <= ROOT_DEPTH
             && !backup
             && !dir.starts_with(&projects)
+            && may_hold_root(dir.strip_prefix(&top).unwrap_or(dir))
             && (dir.file_name())
                 .is_some_and(|n| is_projects_backup(&n.to_string_lossy()) || is_root(dir));
         !nested
@@ -661,6 +675,35 @@ mod tests {
             && a.parent.as_deref() == Some("s1")
             && a.meta.is_some())
         ));
+    }
+
+    /// A setup folder whose name looks like a backup of the projects
+    /// folder (a skill called `projects-helper`) is read as the setup it
+    /// is, not taken for a data root of its own.
+    #[test]
+    fn a_skill_named_like_a_projects_backup_is_a_skill() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        for f in [
+            "projects/-a/s1.jsonl",
+            "projects.bak-1/-a/s0.jsonl",
+            "skills/projects-helper/SKILL.md",
+            "commands/projects.sync/go.md",
+            "agents/projects_x.md",
+            "skills/tidy/SKILL.md",
+        ] {
+            let p = r.join(f);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, "x").unwrap();
+        }
+        let s = discover(&[r.to_path_buf()]).unwrap();
+        let dirs: Vec<&str> = s.roots.iter().map(|r| r.projects_dir.as_str()).collect();
+        assert_eq!(dirs, ["projects", "projects.bak-1"]);
+        let names: Vec<&str> = s.roots[0].setup.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["projects_x", "/projects.sync:go", "projects-helper", "tidy"]
+        );
     }
 
     #[test]
