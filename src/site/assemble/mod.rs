@@ -132,16 +132,20 @@ pub fn assemble_with<'m>(
     let cards = projects::cards(&l);
     let activity = timeline::activity(&l);
     let setup = setup::Paths::new(&l);
-    // Sessions' documents go straight after the others, into room made
-    // for them: appended later, a hundred thousand were held twice.
-    let mut search_docs = crate::site::search::SearchDocs::new(&model.spill);
-    memories::search_docs(&l, &mut search_docs);
-    projects::history_docs(&l, &mut search_docs);
-    let (mut session_pages, changes) = sessions::pages(&l, &setup, layouts, &mut search_docs)?;
-    // The files' pages beside the others (but the projects', which list
-    // the files): each is one walk over the sessions, on one thread.
-    let ((file_pages, file_lists, diffs), (home, others)) = rayon::join(
-        || files::pages(&l, changes),
+    // The search documents and the sessions' pages beside the other
+    // pages: 10,000 memories' documents, then 10,000 memory pages, were
+    // made one after the other on one core. Sessions' documents go
+    // straight after the others, into room made for them: appended later,
+    // a hundred thousand were held twice. The files' pages follow the
+    // sessions' (a walk over them, on one thread).
+    let (with_sessions, (home, others)) = rayon::join(
+        || {
+            let mut search_docs = crate::site::search::SearchDocs::new(&model.spill);
+            memories::search_docs(&l, &mut search_docs);
+            projects::history_docs(&l, &mut search_docs);
+            let (session_pages, changes) = sessions::pages(&l, &setup, layouts, &mut search_docs)?;
+            Ok::<_, crate::Error>((session_pages, files::pages(&l, changes), search_docs))
+        },
         || {
             let home = home::pages(&l, &cards, &activity);
             let mut others = memories::pages(&l);
@@ -151,6 +155,7 @@ pub fn assemble_with<'m>(
             (home, others)
         },
     );
+    let (mut session_pages, (file_pages, file_lists, diffs), search_docs) = with_sessions?;
     session_pages.share(diffs);
     let (projects, timeline) = rayon::join(
         || projects::pages(&l, &cards, file_lists),
