@@ -181,7 +181,7 @@ impl Pipeline {
                 Some(opened) => opened?,
                 None => Archive::open(dir)?,
             };
-            report.archive = Some(with_archive(archive, dir, &mut sources, &mut report.skips)?);
+            report.archive = Some(with_archive(archive, &mut sources, &mut report.skips)?);
             report.timings.push(("archive", start.elapsed()));
         }
         sources.forget_listings();
@@ -408,11 +408,10 @@ fn apart_from_archive(dir: &std::path::Path, sources: &mut discover::Sources) ->
     }
 }
 
-/// Keep what is new in `archive` (in `dir`), then add what only the
-/// archive has (and merged copies) to `sources`.
+/// Keep what is new in `archive`, then add what only the archive has
+/// (and merged copies) to `sources`.
 fn with_archive(
     mut archive: Archive,
-    dir: &std::path::Path,
     sources: &mut discover::Sources,
     skips: &mut Vec<Skip>,
 ) -> Result<ArchiveReport, Error> {
@@ -437,7 +436,7 @@ fn with_archive(
         }
     }
     Ok(ArchiveReport {
-        dir: dir.to_path_buf(),
+        dir: archive.dir().to_path_buf(),
         new_files: kept.new_files,
         bytes_read: kept.bytes_read,
         archive_only_sessions: view.archive_only_sessions,
