@@ -161,9 +161,9 @@ impl Pipeline {
         let (found, opened) = timed(report, "discover", || {
             rayon::join(
                 || discover::discover(&self.sources),
-                || {
-                    let dir = self.archive.as_ref()?;
-                    dir.join("objects").is_dir().then(|| Archive::open(dir))
+                || match Archive::open_existing(self.archive.as_ref()?) {
+                    Err(Error::NoArchive { .. }) => None,
+                    opened => Some(opened),
                 },
             )
         });

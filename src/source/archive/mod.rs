@@ -138,11 +138,7 @@ pub fn live_files(root: &mut Root) -> Vec<LiveFile> {
         };
         let first = rel.iter().next().unwrap_or_default();
         if backup || kept.iter().any(|k| first == *k) {
-            let prefix = if backup { "projects/" } else { "" };
-            let mut name = format!("{prefix}{}", rel.to_string_lossy());
-            if cfg!(windows) {
-                name = name.replace('\\', "/");
-            }
+            let name = named(if backup { "projects/" } else { "" }, rel);
             out.push(LiveFile::new(name, file));
         }
     }
@@ -169,17 +165,24 @@ pub fn live_files(root: &mut Root) -> Vec<LiveFile> {
 /// their listing read; links are not followed.
 fn walk(dir: &Path, prefix: &str) -> Vec<LiveFile> {
     let listing = crate::base::walk::files(dir, &|_, _| true);
-    let named = |f: Walked| {
-        let rel = f.path.strip_prefix(dir).ok()?;
-        let mut name = format!("{prefix}/{}", rel.to_string_lossy());
-        if cfg!(windows) {
-            name = name.replace('\\', "/");
-        }
+    let prefix = format!("{prefix}/");
+    let live = |f: Walked| {
+        let name = named(&prefix, f.path.strip_prefix(dir).ok()?);
         Some(LiveFile::new(name, Listed::from(f)))
     };
     let mut files = Vec::with_capacity(listing.files.len());
-    files.extend(listing.files.into_iter().filter_map(named));
+    files.extend(listing.files.into_iter().filter_map(live));
     files
+}
+
+/// The archive's name of the file at `rel` below a folder named `prefix`
+/// (empty, or ending in `/`): its parts joined by `/` on every system.
+fn named(prefix: &str, rel: &Path) -> String {
+    let mut name = format!("{prefix}{}", rel.to_string_lossy());
+    if cfg!(windows) {
+        name = name.replace('\\', "/");
+    }
+    name
 }
 
 /// What happened to one live file.

@@ -69,7 +69,7 @@ pub fn build(archive: &Archive, kept: &Kept, dir: &Path) -> Result<View, Error> 
     };
     let files = archive.files_of_where(&kept.sources, looked_at);
     for (name, versions) in &files {
-        if versions.is_empty() || !is_read(name) {
+        if versions.is_empty() {
             continue;
         }
         let ids: Vec<ObjectId> = versions.iter().map(|v| v.object).collect();
