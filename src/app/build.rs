@@ -349,12 +349,13 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         extra: opts.extra.clone(),
         site_dir: opts.site_dir.clone(),
     };
-    // The templates are compiled while the data directory is walked: one
-    // after the other, they held every build's first milliseconds on one
-    // core. A template's error still comes first.
-    let (renderer, discovered) = rayon::join(
+    // The templates are compiled, and what needs no sources is read
+    // ahead, while the data directory is walked: one after the other,
+    // they held every build's first milliseconds on one core. A
+    // template's error still comes first.
+    let (renderer, (discovered, ahead)) = rayon::join(
         || render::Renderer::new(&render_options, &theme),
-        || discover(opts, &pipeline),
+        || rayon::join(|| discover(opts, &pipeline), || pipeline.read_ahead()),
     );
     let renderer = renderer?;
     let (sources, discovered, fingerprint) = match discovered? {
@@ -365,7 +366,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
         Discovered::Changed(sources, report, fingerprint) => (sources, report, fingerprint),
     };
     tidy(opts, left, &mut report);
-    let (mut model, loaded) = pipeline.load_from(sources, discovered)?;
+    let (mut model, loaded) = pipeline.load_from(sources, discovered, ahead)?;
     report.timings.extend(loaded.timings);
     report.skips.extend(loaded.skips);
     report.transcript_bytes = loaded.transcript_bytes;

@@ -210,16 +210,35 @@ impl Pipeline {
 
     /// Read everything, redacted.
     pub fn load(&self) -> Result<(Knowledge, LoadReport), Error> {
-        let (sources, report) = self.discover()?;
-        self.load_from(sources, report)
+        let (discovered, ahead) = rayon::join(|| self.discover(), || self.read_ahead());
+        let (sources, report) = discovered?;
+        self.load_from(sources, report, ahead)
+    }
+
+    /// What needs nothing [`Pipeline::discover`] finds, made while it
+    /// walks (a core is idle then): the redaction rules that do not
+    /// depend on whose data it is, and the memories' cache, read (2.3 MB
+    /// decoded for 10,000 memories). Both held a rebuild's one core while
+    /// the other waited after discovery.
+    pub fn read_ahead(&self) -> ReadAhead {
+        let (prepared, triage) = rayon::join(
+            || self.prepare(),
+            || {
+                (self.cache_for.as_deref())
+                    .map(|out| triage::TriageCache::read(out, self.cache_dir.as_deref()))
+            },
+        );
+        ReadAhead { prepared, triage }
     }
 
     /// Whose data this is, learned from where its prompts and sessions
     /// were typed (the history is read as identity's input); the redactor
-    /// that follows; and the history and session starts, redacted.
+    /// of `prepared` rules that follows; and the history and session
+    /// starts, redacted.
     fn learn(
         &self,
         sources: &discover::Sources,
+        prepared: Option<Result<Prepared, PatternError>>,
         report: &mut LoadReport,
     ) -> Result<Learned, Error> {
         let mut skips = Vec::new();
@@ -227,18 +246,11 @@ impl Pipeline {
             Some(out) => history::HistoryCache::open(out, self.cache_dir.as_deref()),
             None => history::HistoryCache::disabled(),
         };
-        // The rules that need no owner are compiled on the core that the
-        // reads leave idle.
-        let ((read, raw_starts, identity), prepared) = timed(report, "identity", || {
-            rayon::join(
-                || {
-                    let read = history::read(&sources.roots, cache);
-                    let raw_starts = read_starts(sources, &mut skips);
-                    let identity = Identity::learn(&sources.roots, read.projects(), &raw_starts);
-                    (read, raw_starts, identity)
-                },
-                || self.prepare(),
-            )
+        let (read, raw_starts, identity) = timed(report, "identity", || {
+            let read = history::read(&sources.roots, cache);
+            let raw_starts = read_starts(sources, &mut skips);
+            let identity = Identity::learn(&sources.roots, read.projects(), &raw_starts);
+            (read, raw_starts, identity)
         });
         let redactor = timed(report, "redactor", || self.redactor(prepared, &identity))?;
         let mut tally = Tally::default();
@@ -257,30 +269,19 @@ impl Pipeline {
         })
     }
 
-    /// [`Pipeline::learn`], and the memories' cache read beside it: its
-    /// decoding (2.3 MB for 10,000 memories, 10-14 ms) needs no redactor,
-    /// only the redactor's fingerprint to be checked against after.
-    fn learn_and_read(
-        &self,
-        sources: &discover::Sources,
-        report: &mut LoadReport,
-    ) -> (Result<Learned, Error>, Option<triage::ReadCache>) {
-        rayon::join(
-            || self.learn(sources, report),
-            || {
-                (self.cache_for.as_deref())
-                    .map(|out| triage::TriageCache::read(out, self.cache_dir.as_deref()))
-            },
-        )
-    }
-
-    /// Read everything [`Pipeline::discover`] found, redacted.
+    /// Read everything [`Pipeline::discover`] found, redacted, with what
+    /// [`Pipeline::read_ahead`] made.
     pub fn load_from(
         &self,
         sources: discover::Sources,
         mut report: LoadReport,
+        ahead: ReadAhead,
     ) -> Result<(Knowledge, LoadReport), Error> {
-        let (learned, read_triage) = self.learn_and_read(&sources, &mut report);
+        let ReadAhead {
+            prepared,
+            triage: read_triage,
+        } = ahead;
+        let learned = self.learn(&sources, prepared, &mut report);
         let Learned {
             redactor,
             history,
@@ -301,10 +302,9 @@ impl Pipeline {
                 Some(read) => triage::TriageCache::open(read, &redactor),
                 None => triage::TriageCache::disabled(),
             };
-            let triaged = triage::triage(&sources.roots, &redactor, &mut cache);
-            cache.save();
-            triaged
+            (triage::triage(&sources.roots, &redactor, &mut cache), cache)
         });
+        let (triaged, triage_cache) = triaged;
         tally.add(&triaged.tally);
         let mut cache = match &self.cache_for {
             Some(out) => Cache::open(out, self.cache_dir.as_deref(), &redactor),
@@ -359,8 +359,18 @@ impl Pipeline {
         report.excluded = crate::knowledge::exclude::apply(&mut knowledge, &excluder);
         report.redactions = tally.by_kind(&redactor);
         knowledge.copies = timed(&mut report, "cache", || cache.save());
+        // Written while the site is made (2.3 MB for 10,000 memories).
+        knowledge.copies.run(move || triage_cache.save());
         Ok((knowledge, report))
     }
+}
+
+/// What [`Pipeline::read_ahead`] makes for [`Pipeline::load_from`].
+pub struct ReadAhead {
+    /// The rules that need no owner; None when nothing is redacted.
+    prepared: Option<Result<Prepared, PatternError>>,
+    /// The memories' cache, read; None without a cache.
+    triage: Option<triage::ReadCache>,
 }
 
 /// History and session metadata, raw. They are small: read first, for

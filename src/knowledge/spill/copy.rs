@@ -4,8 +4,9 @@
 
 use super::{write_at, Chunk, Piece, Spill, Turns, RUN_BYTES};
 
-/// Copies of spilled turns into other files, each on a thread of its own
-/// (see [`Spill::copy_later`]): waited for when dropped.
+/// Copies of spilled turns into other files (see [`Spill::copy_later`]),
+/// and other cache files written after the build has what it needs of
+/// them, each on a thread of its own: waited for when dropped.
 #[derive(Debug, Default)]
 #[must_use = "copies run until waited for"]
 pub struct Copies(Vec<std::thread::JoinHandle<bool>>);
@@ -13,6 +14,25 @@ pub struct Copies(Vec<std::thread::JoinHandle<bool>>);
 impl Copies {
     pub fn push(&mut self, copy: std::thread::JoinHandle<bool>) {
         self.0.push(copy);
+    }
+
+    /// Run `write` on a thread of its own (here and now if no thread can
+    /// be had), to be waited for with the copies.
+    pub fn run(&mut self, write: impl FnOnce() -> bool + Send + 'static) {
+        use std::sync::{Arc, Mutex};
+        // Shared, so that it is still here when the thread is refused.
+        let job = Arc::new(Mutex::new(Some(write)));
+        let theirs = Arc::clone(&job);
+        let take = |job: &Mutex<Option<_>>| job.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let spawned = std::thread::Builder::new()
+            .name("ccwiki-save".into())
+            .spawn(move || take(&theirs).is_some_and(|w| w()));
+        match spawned {
+            Ok(handle) => self.push(handle),
+            Err(_) => {
+                take(&job).map(|w| w());
+            }
+        }
     }
 
     /// No copy to wait for.
@@ -139,6 +159,27 @@ impl Spill {
 mod tests {
     use super::*;
     use crate::knowledge::model::Turn;
+
+    /// A write run apart is done once the copies are waited for, and one
+    /// that failed says so.
+    #[test]
+    fn a_write_run_apart_is_done_when_waited_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("written");
+        let mut copies = Copies::default();
+        let to = path.clone();
+        copies.run(move || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            std::fs::write(&to, "done").is_ok()
+        });
+        assert!(!copies.is_empty());
+        assert!(copies.wait());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "done");
+        let mut failing = Copies::default();
+        failing.run(|| true);
+        failing.run(|| false);
+        assert!(!failing.wait());
+    }
 
     fn prompt(i: usize) -> Turn {
         Turn::Prompt {

@@ -13,8 +13,8 @@ use crate::base::stored;
 use crate::knowledge::redact::Redactor;
 use crate::source::discover::{MemoryFile, Stamp};
 use crate::source::memory::IndexEntry;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Bump when [`Outcome`] or [`Entry`] change shape.
@@ -64,13 +64,18 @@ struct KeptEntry<'a> {
 pub struct TriageCache {
     /// None when nothing is remembered (no cache folder, or caching off).
     path: Option<PathBuf>,
-    /// The last build's entries not taken yet.
-    old: HashMap<u64, Entry>,
+    /// The last build's entries, as decoded: moving ten thousand of them
+    /// (280 bytes each) into a map by key was a part of every rebuild.
+    old: Vec<(u64, Entry)>,
+    /// Where in `old` the entry of each key not taken yet is.
+    old_at: FxHashMap<u64, usize>,
     header: Header,
     /// This build's entries, each encoded as it is kept, as postcard
     /// encodes the items of [`Stored::files`] (a varint count before them
     /// makes the list): copying ten thousand outcomes to encode them at
-    /// the end took 6-8 ms of a rebuild after one memory changed.
+    /// the end took 6-8 ms of a rebuild after one memory changed. Each is
+    /// encoded where its outcome is made ([`TriageCache::encode`], on
+    /// every core), and only its bytes appended here in order.
     kept: Vec<u8>,
     kept_count: usize,
     /// Whether this build's entries differ from the last build's: when
@@ -95,10 +100,14 @@ fn key(file: &MemoryFile) -> u64 {
     crate::base::hash::path_key(&file.path)
 }
 
+/// One entry of this build, encoded by [`TriageCache::encode`] (None if
+/// it could not be).
+pub struct Encoded(Option<Vec<u8>>);
+
 /// What the last build left in `memories.bin`, read but not yet checked
 /// against this build's redactor ([`TriageCache::open`]): read while
-/// the redactor is made, since decoding ten thousand memories (2.3 MB)
-/// took 13 ms of a rebuild after one of them changed.
+/// the data directory is walked, since decoding ten thousand memories
+/// (2.3 MB) took 13 ms of a rebuild after one of them changed.
 pub struct ReadCache(Option<(PathBuf, Option<Stored>)>);
 
 impl TriageCache {
@@ -122,12 +131,18 @@ impl TriageCache {
         let Some((path, old)) = read.0 else {
             return TriageCache::disabled();
         };
-        let old = old.filter(|s| s.header == header).map(|s| s.files);
+        let old = (old.filter(|s| s.header == header))
+            .map(|s| s.files)
+            .unwrap_or_default();
+        let old_at = (old.iter().enumerate())
+            .map(|(at, (key, _))| (*key, at))
+            .collect();
         TriageCache {
             path: Some(path),
             // An empty cache and no memory files: nothing to write.
             changed: false,
-            old: old.unwrap_or_default().into_iter().collect(),
+            old,
+            old_at,
             header,
             kept: Vec::new(),
             kept_count: 0,
@@ -142,33 +157,47 @@ impl TriageCache {
     /// What `file` gave the last build, taken out of the cache, if it is
     /// still what that build saw and the same index line names it.
     pub fn take(&mut self, file: &MemoryFile, index_line: u64) -> Option<Outcome> {
-        let found = self
-            .old
-            .remove(&key(file))
-            .filter(|e| e.seen == seen(file) && e.index_line == index_line);
+        let found = (self.old_at.remove(&key(file)))
+            .map(|at| &mut self.old[at].1)
+            .filter(|e| e.seen == seen(file) && e.index_line == index_line)
+            .map(|e| std::mem::take(&mut e.outcome));
         self.changed |= found.is_none();
-        found.map(|e| e.outcome)
+        found
     }
 
-    /// Remember what `file` gave this build. A file that could not be read
-    /// (no memory, a warning) is not kept: what stopped it (a folder's
-    /// permissions, say) may go away without changing its stamp.
-    pub fn keep(&mut self, file: &MemoryFile, index_line: u64, outcome: &Outcome) {
+    /// What [`TriageCache::keep`] keeps of what `file` gave this build:
+    /// its entry encoded, or None when nothing is to be kept. A file that
+    /// could not be read (no memory, a warning) is not kept: what stopped
+    /// it (a folder's permissions, say) may go away without changing its
+    /// stamp.
+    pub fn encode(&self, file: &MemoryFile, index_line: u64, outcome: &Outcome) -> Option<Encoded> {
         let unread = outcome.memory.is_none() && outcome.skip.is_some();
         if self.path.is_none() || unread {
-            return;
+            return None;
         }
         let entry = KeptEntry {
             seen: seen(file),
             index_line,
             outcome,
         };
-        if stored::encode_into(&(key(file), entry), &mut self.kept).is_err() {
-            // Not written: the next build triages from nothing.
-            self.path = None;
-            return;
+        let mut bytes = Vec::new();
+        // Failed: kept as a failure, and the cache not written (the next
+        // build triages from nothing).
+        let done = stored::encode_into(&(key(file), entry), &mut bytes);
+        Some(Encoded(done.ok().map(|_| bytes)))
+    }
+
+    /// Remember an entry [`TriageCache::encode`] made, after the ones kept
+    /// before it.
+    pub fn keep(&mut self, encoded: Option<Encoded>) {
+        match encoded {
+            None => {}
+            Some(Encoded(Some(bytes))) => {
+                self.kept.extend_from_slice(&bytes);
+                self.kept_count += 1;
+            }
+            Some(Encoded(None)) => self.path = None,
         }
-        self.kept_count += 1;
     }
 
     /// The bytes of the cache file: what [`stored::encode`] makes of a
@@ -183,15 +212,16 @@ impl TriageCache {
     }
 
     /// Write the cache for the next build, unless it would say what it
-    /// already says. Failure only costs a full triage next time.
-    pub fn save(self) {
-        let Some(path) = &self.path else { return };
-        // Files gone since the last build are left in `old`.
-        if self.changed || !self.old.is_empty() {
-            if let Some(bytes) = self.encoded() {
-                stored::replace(path, &bytes);
-            }
+    /// already says; false when it could not be written. Failure only
+    /// costs a full triage next time.
+    pub fn save(self) -> bool {
+        let Some(path) = &self.path else { return true };
+        // Files gone since the last build are left in `old_at`.
+        if !self.changed && self.old_at.is_empty() {
+            return true;
         }
+        self.encoded()
+            .is_some_and(|bytes| stored::replace(path, &bytes))
     }
 }
 
@@ -400,7 +430,7 @@ mod tests {
             let mut cache =
                 TriageCache::open(TriageCache::read(&src.join("site"), Some(&cache_dir)), &r);
             let t = triage(roots, &r, &mut cache);
-            let changed = cache.changed || !cache.old.is_empty();
+            let changed = cache.changed || !cache.old_at.is_empty();
             cache.save();
             (t, changed)
         };

@@ -49,10 +49,20 @@ pub fn triage(roots: &[Root], r: &Redactor, cache: &mut TriageCache) -> Triaged 
     // The same memory in two data roots (the live folder and a backup):
     // one page, the first root's.
     // Which to keep, decided on borrowed names (copying two of them for
-    // each of 10,000 memories was a part of every rebuild).
+    // each of 10,000 memories was a part of every rebuild); with one root
+    // there is nothing to decide.
+    if roots.len() > 1 {
+        keep_first_of_each(&mut out.memories);
+    }
+    out.tally = sc.tally;
+    out
+}
+
+/// Of memories with the same project folder, name and body, the first.
+fn keep_first_of_each(memories: &mut Vec<Memory>) {
     let first: Vec<bool> = {
-        let mut seen = HashSet::with_capacity(out.memories.len());
-        (out.memories.iter())
+        let mut seen = HashSet::with_capacity(memories.len());
+        (memories.iter())
             .map(|m| {
                 let body = crate::base::hash::hash_bytes(m.body.as_bytes());
                 seen.insert((&m.project_dir, &m.stem, body))
@@ -60,9 +70,7 @@ pub fn triage(roots: &[Root], r: &Redactor, cache: &mut TriageCache) -> Triaged 
             .collect()
     };
     let mut first = first.into_iter();
-    out.memories.retain(|_| first.next().unwrap_or(true));
-    out.tally = sc.tally;
-    out
+    memories.retain(|_| first.next().unwrap_or(true));
 }
 
 fn triage_dir(
@@ -107,22 +115,24 @@ fn triage_dir(
         }
     }
     // The first index entry for each target, and where it stands.
-    let mut by_target: HashMap<&str, (usize, &IndexEntry)> = HashMap::new();
+    let mut by_target: HashMap<&str, (usize, &IndexEntry)> = HashMap::with_capacity(index.len());
     for (i, e) in index.iter().enumerate() {
         by_target.entry(e.target.as_str()).or_insert((i, e));
     }
-    // Indexed files first, in index order; then the rest by name.
-    let mut files: Vec<&MemoryFile> = dir.files.iter().collect();
-    let order = |p: &Path| by_target.get(file_name(p)).map_or(usize::MAX, |(i, _)| *i);
-    files.sort_by(|a, b| {
-        order(&a.path)
-            .cmp(&order(&b.path))
-            .then_with(|| a.path.cmp(&b.path))
-    });
+    // Indexed files first, in index order; then the rest by name. Each
+    // file's place is looked up once, not at every comparison.
+    let order = |f: &MemoryFile| {
+        by_target
+            .get(file_name(&f.path))
+            .map_or(usize::MAX, |(i, _)| *i)
+    };
+    let mut placed: Vec<(usize, &MemoryFile)> = dir.files.iter().map(|f| (order(f), f)).collect();
+    placed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.path.cmp(&b.1.path)));
+    let files: Vec<&MemoryFile> = placed.into_iter().map(|(_, f)| f).collect();
     let entry_for = |file: &MemoryFile| by_target.get(file_name(&file.path)).map(|(_, e)| *e);
     let read = outcomes(root, dir, &files, entry_for, cache, sc.redactor());
-    for (file, (line, outcome)) in files.iter().zip(read) {
-        cache.keep(file, line, &outcome);
+    for (outcome, encoded) in read {
+        cache.keep(encoded);
         out.skips.extend(outcome.skip);
         out.memories.extend(outcome.memory);
         sc.tally.add(&outcome.tally);
@@ -132,9 +142,9 @@ fn triage_dir(
     }
 }
 
-/// What each of `files` gives, in order, with the index line that names
-/// it: taken from the cache, or read, parsed and redacted on its own (on
-/// every core).
+/// What each of `files` gives, in order, with its entry for `cache`
+/// encoded: taken from the cache, or read, parsed and redacted on its own
+/// (on every core).
 fn outcomes<'i>(
     root: usize,
     dir: &MemoryDir,
@@ -142,7 +152,7 @@ fn outcomes<'i>(
     entry_for: impl Fn(&MemoryFile) -> Option<&'i IndexEntry> + Sync,
     cache: &mut TriageCache,
     redactor: &Redactor,
-) -> Vec<(u64, Outcome)> {
+) -> Vec<(Outcome, Option<cache::Encoded>)> {
     let known: Vec<(u64, Option<Outcome>)> = files
         .iter()
         .map(|file| {
@@ -150,6 +160,7 @@ fn outcomes<'i>(
             (line, cache.take(file, line))
         })
         .collect();
+    let cache = &*cache;
     files
         .par_iter()
         .zip(known)
@@ -164,7 +175,8 @@ fn outcomes<'i>(
                 }
                 None => read_memory(root, dir, &file.path, entry_for(file), redactor),
             };
-            (line, outcome)
+            let encoded = cache.encode(file, line, &outcome);
+            (outcome, encoded)
         })
         .collect()
 }
