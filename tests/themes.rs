@@ -334,6 +334,43 @@ fn an_overridden_diff_partial_is_used_and_makes_what_the_built_in_one_does() {
 }
 
 #[test]
+fn an_overridden_facts_partial_is_used_and_makes_what_the_built_in_one_does() {
+    // With the built-in templates, a project page's facts (and cards) are
+    // written without Tera (`output::cards`); an override of the facts
+    // partial walks them in Tera, Markdown filter and all. The same text
+    // with a mark after it must give the same pages, marks aside.
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    build(&plain, "default", None);
+    let built_in = ccwiki::output::render::BUILTIN_TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == "partials/memory_facts.html")
+        .unwrap()
+        .1;
+    let repo = tmp.path().join("repo");
+    write(
+        &repo.join("templates/partials/memory_facts.html"),
+        &format!("{built_in}<!-- mine -->"),
+    );
+    let custom = tmp.path().join("custom");
+    build(&custom, "default", Some(&repo));
+    let (a, b) = (common::read_tree(&plain), common::read_tree(&custom));
+    let mut facts = 0;
+    for (path, page) in &a {
+        let theirs = String::from_utf8_lossy(&b[path]).into_owned();
+        let ours = String::from_utf8_lossy(page).into_owned();
+        // A project's own page: `projects/<name>/index.html`.
+        let project_page = path.starts_with("projects/") && path.matches('/').count() == 2;
+        if project_page && path.ends_with("/index.html") {
+            assert!(theirs.contains("<!-- mine -->"), "{path}: override used");
+            facts += ours.matches("<article class=\"memory fact\">").count();
+        }
+        assert_eq!(theirs.replace("<!-- mine -->", ""), ours, "{path}");
+    }
+    assert!(facts > 2, "{facts} project facts");
+}
+
+#[test]
 fn an_overridden_timeline_partial_is_used_and_makes_what_the_built_in_one_does() {
     // With the built-in templates, a timeline page's days are written
     // without Tera (`output::timeline`); an override of the partial walks

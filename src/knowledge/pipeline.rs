@@ -297,14 +297,9 @@ impl Pipeline {
             .collect();
         let excluder = Excluder::new(&globs)?;
 
-        let triaged = timed(&mut report, "triage", || {
-            let mut cache = match read_triage {
-                Some(read) => triage::TriageCache::open(read, &redactor),
-                None => triage::TriageCache::disabled(),
-            };
-            (triage::triage(&sources.roots, &redactor, &mut cache), cache)
+        let (triaged, triage_cache) = timed(&mut report, "triage", || {
+            triage_with(&sources, &redactor, read_triage)
         });
-        let (triaged, triage_cache) = triaged;
         tally.add(&triaged.tally);
         let mut cache = match &self.cache_for {
             Some(out) => Cache::open(out, self.cache_dir.as_deref(), &redactor),
@@ -363,6 +358,20 @@ impl Pipeline {
         knowledge.copies.run(move || triage_cache.save());
         Ok((knowledge, report))
     }
+}
+
+/// The memories triaged, through the cache `read` (when there is one),
+/// and that cache with this build's entries, to be saved.
+fn triage_with(
+    sources: &discover::Sources,
+    redactor: &Redactor,
+    read: Option<triage::ReadCache>,
+) -> (triage::Triaged, triage::TriageCache) {
+    let mut cache = match read {
+        Some(read) => triage::TriageCache::open(read, redactor),
+        None => triage::TriageCache::disabled(),
+    };
+    (triage::triage(&sources.roots, redactor, &mut cache), cache)
 }
 
 /// What [`Pipeline::read_ahead`] makes for [`Pipeline::load_from`].

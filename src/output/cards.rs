@@ -1,29 +1,39 @@
-//! The built-in `partials/memory_cards.html`, written without a template.
+//! The built-in `partials/memory_cards.html` and
+//! `partials/memory_facts.html`, written without a template.
 //!
 //! A project page lists every memory of its project as a card, and the
 //! home page and the memory lists show them too: walked by Tera, ten
 //! thousand cards (each turned into a template value, then looked up
 //! field by field) were most of a project page's time, and that page is
-//! made again whenever one of its memories changes. When the templates in
-//! use show cards as the built-in ones do (see [`STOOD_IN_FOR`]), the
-//! cards are written here instead, byte for byte what the built-in partial
-//! makes: a test renders random cards both ways and compares. A theme or
-//! wiki that overrides one of those templates gets them through Tera.
+//! made again whenever one of its memories changes. The project's facts
+//! (its `type: project` memories, in full) were most of what was left:
+//! 2,500 of them went through Tera's `markdown` filter on one core. When
+//! the templates in use show them as the built-in ones do (see
+//! [`STOOD_IN_FOR`]), cards and facts are written here instead, byte for
+//! byte what the built-in partials make: tests render random ones both
+//! ways and compare. A theme or wiki that overrides one of those
+//! templates gets them through Tera.
 
 use crate::output::turns::escape;
-use crate::site::assemble::views::{Cards, HomeView, ListView, MemoryCard, ProjectView};
+use crate::site::assemble::views::{
+    Apart, Cards, HomeView, ListView, MemoryBody, MemoryCard, ProjectView,
+};
 
 /// The templates whose built-in text this module stands in for: the pages
-/// that hand cards to the partial, and the partial.
-pub const STOOD_IN_FOR: [&str; 4] = [
+/// that hand cards and facts to the partials, and the partials.
+pub const STOOD_IN_FOR: [&str; 5] = [
     "home.html",
     "list.html",
     "project.html",
     "partials/memory_cards.html",
+    "partials/memory_facts.html",
 ];
 
 /// The cards partial used while cards come as HTML: it prints them.
 pub const PRINT_CARDS: &str = "{{ memories | safe }}";
+
+/// The facts partial used while facts come as HTML: it prints them.
+pub const PRINT_FACTS: &str = "{{ facts | safe }}";
 
 /// The home page's view with its cards as HTML, for a page whose path
 /// back to the site root is `root`.
@@ -42,9 +52,10 @@ pub fn list<'m>(view: &ListView<'m>, root: &str) -> ListView<'m> {
     }
 }
 
-/// A project page's view with each group's cards as HTML.
+/// A project page's view with its facts and each group's cards as HTML.
 pub fn project<'m>(view: &ProjectView<'m>, root: &str) -> ProjectView<'m> {
     let mut out = view.clone();
+    out.facts = as_html(&view.facts, root, write_facts);
     for group in &mut out.knowledge {
         group.memories = written(&group.memories, root);
     }
@@ -52,14 +63,41 @@ pub fn project<'m>(view: &ProjectView<'m>, root: &str) -> ProjectView<'m> {
 }
 
 fn written<'m>(cards: &Cards<'m>, root: &str) -> Cards<'m> {
-    match cards {
-        Cards::Views(views) => {
+    as_html(cards, root, write)
+}
+
+/// `list` as HTML, each item written by `write`.
+fn as_html<T>(list: &Apart<T>, root: &str, write: fn(&[T], &str, &mut String)) -> Apart<T> {
+    match list {
+        Apart::Views(views) => {
             let mut html = String::new();
             write(views, root, &mut html);
-            Cards::Html(html)
+            Apart::Html(html)
         }
-        Cards::Html(html) => Cards::Html(html.clone()),
+        Apart::Html(html) => Apart::Html(html.clone()),
     }
+}
+
+/// Append what `{% include "partials/memory_facts.html" %}` makes of
+/// `facts`, as [`write`] does for cards (the last newline is the file's).
+fn write_facts(facts: &[MemoryBody<'_>], root: &str, out: &mut String) {
+    for m in facts {
+        out.push_str("\n<article class=\"memory fact\">\n  <h2><a href=\"");
+        escape(out, root);
+        escape(out, &m.href);
+        out.push_str("\">");
+        escape(out, m.title);
+        out.push_str("</a></h2>\n  ");
+        if !m.description.is_empty() {
+            out.push_str("<p class=\"desc\">");
+            escape(out, m.description);
+            out.push_str("</p>");
+        }
+        out.push_str("\n  <div class=\"prose\">");
+        crate::output::markdown::render_into(&m.body, root, out);
+        out.push_str("</div>\n</article>\n");
+    }
+    out.push('\n');
 }
 
 /// Append what `{% include "partials/memory_cards.html" %}` makes of
@@ -108,19 +146,37 @@ mod tests {
     use proptest::prelude::*;
     use std::sync::Arc;
 
-    /// What the built-in partial makes of `cards` through Tera.
-    fn through_tera(cards: &[MemoryCard<'_>], root: &str) -> String {
+    /// What the built-in partial `name` makes of `list`, handed to it as
+    /// `var`, through Tera.
+    fn partial_through_tera<T: serde::Serialize>(
+        name: &str,
+        var: &'static str,
+        list: &[T],
+        root: &str,
+    ) -> String {
         let mut tera = tera::Tera::new();
         tera.autoescape_on([".html"]);
+        tera.register_filter("markdown", crate::output::render::markdown_filter);
         let partial = crate::output::render::BUILTIN_TEMPLATES
             .iter()
-            .find(|(n, _)| *n == "partials/memory_cards.html")
+            .find(|(n, _)| *n == name)
             .expect("the partial is built in");
         tera.add_raw_template(partial.0, partial.1).unwrap();
         let mut ctx = tera::Context::new();
-        ctx.insert("memories", cards);
+        ctx.insert(var, list);
         ctx.insert("root", root);
         tera.render(partial.0, &ctx).unwrap()
+    }
+
+    /// What the built-in partial makes of `cards` through Tera.
+    fn through_tera(cards: &[MemoryCard<'_>], root: &str) -> String {
+        partial_through_tera("partials/memory_cards.html", "memories", cards, root)
+    }
+
+    /// Markdown worth rendering: emphasis, a link between memories, code,
+    /// a list, raw HTML, what must be escaped, and nothing.
+    fn markdown() -> impl Strategy<Value = String> {
+        "(a|\\*b\\*|\\[c\\]\\(@/notes/c\\.html\\)|`<d>`|\n- e\n|\n\n```\nf\n```\n|<i>|&|\"|é)*"
     }
 
     /// A text with what must be escaped, and nothing.
@@ -165,6 +221,30 @@ mod tests {
             let mut written = String::new();
             write(&cards, root, &mut written);
             prop_assert_eq!(written, through_tera(&cards, root));
+        }
+
+        /// Facts written are what the built-in partial makes of them: any
+        /// number (none too), with and without a description, Markdown
+        /// bodies, text and links that must be escaped.
+        #[test]
+        fn facts_are_written_as_the_partial_makes_them(
+            planned in proptest::collection::vec((text(), text(), text(), markdown()), 0..4),
+            root in prop_oneof![Just(""), Just("../../"), Just("a\"&<")],
+        ) {
+            let facts: Vec<MemoryBody<'_>> = planned
+                .iter()
+                .map(|(title, href, description, body)| MemoryBody {
+                    title,
+                    href: href.clone(),
+                    description,
+                    kind: "project",
+                    body: body.clone(),
+                })
+                .collect();
+            let mut written = String::new();
+            write_facts(&facts, root, &mut written);
+            let tera = partial_through_tera("partials/memory_facts.html", "facts", &facts, root);
+            prop_assert_eq!(written, tera);
         }
     }
 }

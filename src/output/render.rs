@@ -58,6 +58,10 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/partials/memory_cards.html"),
     ),
     (
+        "partials/memory_facts.html",
+        include_str!("../../templates/partials/memory_facts.html"),
+    ),
+    (
         "partials/session_rows.html",
         include_str!("../../templates/partials/session_rows.html"),
     ),
@@ -232,6 +236,11 @@ impl Renderer {
                 cards::PRINT_CARDS,
             ),
             (
+                cards_written,
+                "partials/memory_facts.html",
+                cards::PRINT_FACTS,
+            ),
+            (
                 days_written,
                 "partials/timeline_days.html",
                 timeline::PRINT_DAYS,
@@ -251,21 +260,7 @@ impl Renderer {
                 extra: &opts.extra,
             },
         );
-        let fingerprint = {
-            use std::hash::{Hash, Hasher};
-            let mut h = crate::base::hash::hasher();
-            env!("CARGO_PKG_VERSION").hash(&mut h);
-            // Pages kept from a build by another binary would keep its
-            // diffs and colours.
-            crate::base::dirs::this_binary().hash(&mut h);
-            templates.hash(&mut h);
-            static_files.hash(&mut h);
-            (&opts.title, &opts.base_path, &theme.name).hash(&mut h);
-            serde_json::to_string(&opts.extra)
-                .unwrap_or_default()
-                .hash(&mut h);
-            h.finish()
-        };
+        let fingerprint = fingerprint(opts, theme, &templates, &static_files);
         Ok(Renderer {
             tera,
             turns_written,
@@ -613,6 +608,29 @@ pub(crate) fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResu
     Ok(Value::safe_string(&crate::output::markdown::render(
         text, root,
     )))
+}
+
+/// What identifies the pages a renderer makes beyond their own inputs:
+/// this binary, the templates, the static files and the site's settings.
+fn fingerprint(
+    opts: &RenderOptions,
+    theme: &Theme,
+    templates: &[(String, String)],
+    static_files: &[(String, Vec<u8>)],
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = crate::base::hash::hasher();
+    env!("CARGO_PKG_VERSION").hash(&mut h);
+    // Pages kept from a build by another binary would keep its diffs and
+    // colours.
+    crate::base::dirs::this_binary().hash(&mut h);
+    templates.hash(&mut h);
+    static_files.hash(&mut h);
+    (&opts.title, &opts.base_path, &theme.name).hash(&mut h);
+    serde_json::to_string(&opts.extra)
+        .unwrap_or_default()
+        .hash(&mut h);
+    h.finish()
 }
 
 /// The templates, named by layer (built-in ones under

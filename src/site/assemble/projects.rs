@@ -4,8 +4,7 @@ use super::format::{date_time, day};
 use super::links::{Links, Project};
 use super::paging::LIST_ROWS;
 use super::views::{
-    Cards, FileRow, HistoryRow, ListView, MemoryBody, MemoryGroup, ProjectCard, ProjectView,
-    ToolCount,
+    Cards, Facts, FileRow, HistoryRow, ListView, MemoryGroup, ProjectCard, ProjectView, ToolCount,
 };
 use super::{Page, View};
 use crate::knowledge::model::{max_opt, min_opt, one_line, MemoryKind};
@@ -61,7 +60,7 @@ pub(super) fn pages<'m>(
 type KindFilter = fn(&MemoryKind) -> bool;
 
 /// A project's facts (in full) and its other memories, grouped by kind.
-fn memories_of<'m>(l: &Links<'m>, p: &Project) -> (Vec<MemoryBody<'m>>, Vec<MemoryGroup<'m>>) {
+fn memories_of<'m>(l: &Links<'m>, p: &Project) -> (Facts<'m>, Vec<MemoryGroup<'m>>) {
     let of_kind = |pred: KindFilter| -> Vec<usize> {
         p.memories
             .iter()
@@ -72,7 +71,8 @@ fn memories_of<'m>(l: &Links<'m>, p: &Project) -> (Vec<MemoryBody<'m>>, Vec<Memo
     let facts = of_kind(|k| *k == MemoryKind::Project)
         .into_iter()
         .map(|i| l.memory_body(i))
-        .collect();
+        .collect::<Vec<_>>()
+        .into();
     let knowledge = GROUPS
         .iter()
         .map(|(kind, label, pred)| MemoryGroup {

@@ -67,34 +67,52 @@ pub struct MemoryCard<'m> {
     pub project: Option<Arc<Link>>,
 }
 
-/// A list of memory cards, for `partials/memory_cards.html`: as views, or
-/// the HTML the built-in partial makes of them, written without a template
-/// when the built-in templates show them (`output::cards`): the template
-/// walking ten thousand cards was most of a project page's time, and the
-/// page is made again whenever one of its memories changes.
-#[derive(Debug, Clone, Serialize)]
+/// A list of memories for a partial (`partials/memory_cards.html`,
+/// `partials/memory_facts.html`): as views, or the HTML the built-in
+/// partial makes of them, written without a template when the built-in
+/// templates show them (`output::cards`): the template walking ten
+/// thousand cards was most of a project page's time, and the page is made
+/// again whenever one of its memories changes.
+#[derive(Debug, Serialize)]
 #[serde(untagged)]
-pub enum Cards<'m> {
-    Views(Arc<[MemoryCard<'m>]>),
+pub enum Apart<T> {
+    Views(Arc<[T]>),
     Html(String),
 }
 
-impl<'m> From<Vec<MemoryCard<'m>>> for Cards<'m> {
-    fn from(cards: Vec<MemoryCard<'m>>) -> Cards<'m> {
-        Cards::Views(cards.into())
+/// Memory cards, for `partials/memory_cards.html`.
+pub type Cards<'m> = Apart<MemoryCard<'m>>;
+
+/// Memories in full, for `partials/memory_facts.html`.
+pub type Facts<'m> = Apart<MemoryBody<'m>>;
+
+// By hand: derived, it would ask for `T: Clone`, which the shared list
+// does not need.
+impl<T> Clone for Apart<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Apart::Views(v) => Apart::Views(v.clone()),
+            Apart::Html(h) => Apart::Html(h.clone()),
+        }
     }
 }
 
-impl Default for Cards<'_> {
+impl<T> From<Vec<T>> for Apart<T> {
+    fn from(list: Vec<T>) -> Apart<T> {
+        Apart::Views(list.into())
+    }
+}
+
+impl<T> Default for Apart<T> {
     fn default() -> Self {
-        Cards::Views(Arc::new([]))
+        Apart::Views(Arc::new([]))
     }
 }
 
-impl Cards<'_> {
-    /// No card (as views; written ones always say something).
+impl<T> Apart<T> {
+    /// Nothing in it (as views; written ones always say something).
     pub fn is_empty(&self) -> bool {
-        matches!(self, Cards::Views(v) if v.is_empty())
+        matches!(self, Apart::Views(v) if v.is_empty())
     }
 }
 
@@ -184,7 +202,7 @@ pub struct ProjectView<'m> {
     pub branches: Vec<&'m str>,
     pub models: Vec<&'m str>,
     /// `type: project` memories, in full.
-    pub facts: Vec<MemoryBody<'m>>,
+    pub facts: Facts<'m>,
     /// Other memories, grouped by kind.
     pub knowledge: Vec<MemoryGroup<'m>>,
     /// The most recent sessions, at most a list page of them.
