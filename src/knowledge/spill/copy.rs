@@ -30,7 +30,9 @@ impl Copies {
         match spawned {
             Ok(handle) => self.push(handle),
             Err(_) => {
-                take(&job).map(|w| w());
+                if let Some(write) = take(&job) {
+                    write();
+                }
             }
         }
     }
