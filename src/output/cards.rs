@@ -16,7 +16,7 @@
 
 use crate::output::turns::escape;
 use crate::site::assemble::views::{
-    Apart, Cards, HomeView, ListView, MemoryBody, MemoryCard, ProjectView,
+    Apart, HomeView, ListView, MemoryBody, MemoryCard, ProjectView,
 };
 
 /// The templates whose built-in text this module stands in for: the pages
@@ -39,7 +39,7 @@ pub const PRINT_FACTS: &str = "{{ facts | safe }}";
 /// back to the site root is `root`.
 pub fn home<'m>(view: &HomeView<'m>, root: &str) -> HomeView<'m> {
     HomeView {
-        knowledge: written(&view.knowledge, root),
+        knowledge: as_html(&view.knowledge, root, write),
         ..view.clone()
     }
 }
@@ -47,7 +47,7 @@ pub fn home<'m>(view: &HomeView<'m>, root: &str) -> HomeView<'m> {
 /// A list page's view with its cards as HTML.
 pub fn list<'m>(view: &ListView<'m>, root: &str) -> ListView<'m> {
     ListView {
-        memories: written(&view.memories, root),
+        memories: as_html(&view.memories, root, write),
         ..view.clone()
     }
 }
@@ -57,13 +57,9 @@ pub fn project<'m>(view: &ProjectView<'m>, root: &str) -> ProjectView<'m> {
     let mut out = view.clone();
     out.facts = as_html(&view.facts, root, write_facts);
     for group in &mut out.knowledge {
-        group.memories = written(&group.memories, root);
+        group.memories = as_html(&group.memories, root, write);
     }
     out
-}
-
-fn written<'m>(cards: &Cards<'m>, root: &str) -> Cards<'m> {
-    as_html(cards, root, write)
 }
 
 /// `list` as HTML, each item written by `write`.

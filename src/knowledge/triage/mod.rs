@@ -120,17 +120,17 @@ fn triage_dir(
         by_target.entry(e.target.as_str()).or_insert((i, e));
     }
     // Indexed files first, in index order; then the rest by name. Each
-    // file's place is looked up once, not at every comparison.
-    let order = |f: &MemoryFile| {
-        by_target
-            .get(file_name(&f.path))
-            .map_or(usize::MAX, |(i, _)| *i)
-    };
-    let mut placed: Vec<(usize, &MemoryFile)> = dir.files.iter().map(|f| (order(f), f)).collect();
+    // file's place and entry are looked up once, not at every comparison.
+    let mut placed: Vec<(usize, &MemoryFile, Option<&IndexEntry>)> = (dir.files.iter())
+        .map(|f| match by_target.get(file_name(&f.path)) {
+            Some(&(i, entry)) => (i, f, Some(entry)),
+            None => (usize::MAX, f, None),
+        })
+        .collect();
     placed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.path.cmp(&b.1.path)));
-    let files: Vec<&MemoryFile> = placed.into_iter().map(|(_, f)| f).collect();
-    let entry_for = |file: &MemoryFile| by_target.get(file_name(&file.path)).map(|(_, e)| *e);
-    let read = outcomes(root, dir, &files, entry_for, cache, sc.redactor());
+    let files: Vec<(&MemoryFile, Option<&IndexEntry>)> =
+        placed.into_iter().map(|(_, f, e)| (f, e)).collect();
+    let read = outcomes(root, dir, &files, cache, sc.redactor());
     for (outcome, encoded) in read {
         cache.keep(encoded);
         out.skips.extend(outcome.skip);
@@ -142,21 +142,20 @@ fn triage_dir(
     }
 }
 
-/// What each of `files` gives, in order, with its entry for `cache`
-/// encoded: taken from the cache, or read, parsed and redacted on its own
-/// (on every core).
-fn outcomes<'i>(
+/// What each of `files` (with the index entry that names it) gives, in
+/// order, with its entry for `cache` encoded: taken from the cache, or
+/// read, parsed and redacted on its own (on every core).
+fn outcomes(
     root: usize,
     dir: &MemoryDir,
-    files: &[&MemoryFile],
-    entry_for: impl Fn(&MemoryFile) -> Option<&'i IndexEntry> + Sync,
+    files: &[(&MemoryFile, Option<&IndexEntry>)],
     cache: &mut TriageCache,
     redactor: &Redactor,
 ) -> Vec<(Outcome, Option<cache::Encoded>)> {
     let known: Vec<(u64, Option<Outcome>)> = files
         .iter()
-        .map(|file| {
-            let line = cache::index_line(entry_for(file));
+        .map(|(file, entry)| {
+            let line = cache::index_line(*entry);
             (line, cache.take(file, line))
         })
         .collect();
@@ -164,7 +163,7 @@ fn outcomes<'i>(
     files
         .par_iter()
         .zip(known)
-        .map(|(file, (line, known))| {
+        .map(|((file, entry), (line, known))| {
             let outcome = match known {
                 Some(mut known) => {
                     if let Some(m) = &mut known.memory {
@@ -173,7 +172,7 @@ fn outcomes<'i>(
                     }
                     known
                 }
-                None => read_memory(root, dir, &file.path, entry_for(file), redactor),
+                None => read_memory(root, dir, &file.path, *entry, redactor),
             };
             let encoded = cache.encode(file, line, &outcome);
             (outcome, encoded)
