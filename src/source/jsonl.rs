@@ -42,18 +42,8 @@ pub fn read_lines(
     read_range(path, start, u64::MAX, f)
 }
 
-/// Bytes read from the file at a time. A line cut by the end of a read
-/// moves to the front of the buffer, and the line a read ends in is
-/// likely a long one (a line is cut in proportion to its length): tool
-/// results with a file's content run to hundreds of KB (a twentieth of
-/// the published transcripts' bytes are in lines over 256 KB, a third of
-/// the benchmark's generated gigabyte), so a read of 256 KB often ended
-/// in one, moved much of it and grew the buffer. Reading 1 MB at a time
-/// moves a quarter as often: a cold build of the benchmark's 1 GB took
-/// 2-4 % less CPU time (two series of alternating runs), for a few MB
-/// more at the peak (3 GB with a 1 GB session 84 -> 92 MB, the 1 GB
-/// session alone 58 -> 62 MB).
-const READ_BYTES: usize = 1 << 20;
+/// Bytes read from the file at a time.
+const READ_BYTES: usize = 1 << 18;
 
 /// [`read_lines`], stopping at the first line that starts at or after `end`.
 ///
@@ -87,9 +77,9 @@ fn read_range_by(
     let mut buf = READ_BUFFER.take();
     buf.resize(read_bytes, 0);
     let read = lines_in(&mut file, &mut buf, start, end, read_bytes, f);
-    // Kept for the next file up to four reads' room (tool output has
-    // lines of a few MB, and a buffer grown anew is zeroed anew): a
-    // thread keeps no giant line's buffer.
+    // Kept for the next file only when small: a thread keeps no giant
+    // line's buffer. (Kept up to 4 MB, a cold 1 GB build had a tenth fewer
+    // page faults, but 3 GB with a 1 GB session peaked 20 MB higher.)
     if buf.len() > 4 * read_bytes {
         buf = Vec::new();
     }
@@ -422,10 +412,11 @@ mod tests {
             READ_BUFFER.set(buf);
             kept
         };
-        let long = 2 * READ_BYTES + 1000;
-        assert!(kept_after(long) > long, "a long line's buffer is kept");
-        let giant = 8 * READ_BYTES;
-        assert_eq!(kept_after(giant), 0, "a giant line's buffer is dropped");
+        assert!(
+            kept_after(600 << 10) > 600 << 10,
+            "a 600 KB line's buffer is kept"
+        );
+        assert_eq!(kept_after(2 << 20), 0, "a 2 MB line's buffer is dropped");
         assert!(kept_after(100) >= READ_BYTES, "the usual buffer is kept");
     }
 
