@@ -486,6 +486,7 @@ fn run_build(args: BuildArgs) -> ExitCode {
     }
     // The command returns as soon as the new site is in place.
     opts.leave_previous = true;
+    opts.process_ends = true;
     let result = build(&opts);
     if let Some(bar) = bar {
         bar.finish_and_clear();

@@ -66,6 +66,11 @@ pub struct BuildOptions {
     /// before returning: `ccwiki build` hands it to a process of its own
     /// and returns as soon as the new site is there.
     pub leave_previous: bool,
+    /// The process ends soon after the build returns (`ccwiki build`):
+    /// what the build made is left for the system to take back with the
+    /// process, not freed piece by piece first. Never set where builds
+    /// repeat in one process (`ccwiki serve`).
+    pub process_ends: bool,
 }
 
 impl BuildOptions {
@@ -113,6 +118,7 @@ impl BuildOptions {
             archive: None,
             progress: Progress::default(),
             leave_previous: false,
+            process_ends: false,
         }
     }
 }
@@ -170,6 +176,21 @@ impl BuildReport {
     /// Total wall time.
     pub fn elapsed(&self) -> Duration {
         self.timings.iter().map(|(_, d)| *d).sum()
+    }
+
+    /// Take in what loading the sources reported.
+    fn add_load(&mut self, loaded: crate::knowledge::pipeline::LoadReport) {
+        self.timings.extend(loaded.timings);
+        self.skips.extend(loaded.skips);
+        self.transcript_bytes = loaded.transcript_bytes;
+        self.cache = loaded.cache;
+        self.prompt_cache = loaded.prompts;
+        self.lines = loaded.lines;
+        self.excluded = loaded.excluded;
+        self.redactions = loaded.redactions;
+        self.roots = loaded.roots;
+        self.notes = loaded.notes;
+        self.archive = loaded.archive;
     }
 }
 
@@ -367,17 +388,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     };
     tidy(opts, left, &mut report);
     let (mut model, loaded) = pipeline.load_from(sources, discovered, ahead)?;
-    report.timings.extend(loaded.timings);
-    report.skips.extend(loaded.skips);
-    report.transcript_bytes = loaded.transcript_bytes;
-    report.cache = loaded.cache;
-    report.prompt_cache = loaded.prompts;
-    report.lines = loaded.lines;
-    report.excluded = loaded.excluded;
-    report.redactions = loaded.redactions;
-    report.roots = loaded.roots;
-    report.notes = loaded.notes;
-    report.archive = loaded.archive;
+    report.add_load(loaded);
 
     // What the last build wrote, opened before the site is assembled: its
     // file is read whole and decoded, 10-20 MB for a moment, which on top
@@ -420,11 +431,21 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport, Error> {
     report.skips.dedup();
     super::unchanged::remember(opts, fingerprint, &report, files_left);
     // Freeing a hundred thousand sessions takes a noticeable part of a
-    // second: the caller has its report without waiting for that.
-    drop(site);
+    // second: the caller has its report without waiting for that, and a
+    // process about to end does not free them at all (the system takes
+    // its memory back whole).
+    if opts.process_ends {
+        std::mem::forget(site);
+    } else {
+        drop(site);
+    }
     // Large files' turns went on being copied into the cache while the
     // site was made: done before the process can end.
     std::mem::take(&mut model.copies).wait();
-    let _ = std::thread::Builder::new().spawn(move || drop(model));
+    if opts.process_ends {
+        std::mem::forget(model);
+    } else {
+        let _ = std::thread::Builder::new().spawn(move || drop(model));
+    }
     Ok(report)
 }

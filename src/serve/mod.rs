@@ -43,6 +43,8 @@ fn served_build(opts: &BuildOptions, dir: &Path) -> BuildOptions {
     // The previous copy of the site is removed once the open pages are
     // told to reload (see `watch::rebuild`).
     served.leave_previous = true;
+    // Builds repeat in this process: each frees what it made.
+    served.process_ends = false;
     served
 }
 

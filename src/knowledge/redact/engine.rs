@@ -2,6 +2,7 @@
 //! the text stops changing.
 
 use super::assignment::{is_placeholder, KEYS, QUOTE};
+use super::people::Strangers;
 use super::rules::{Check, TABLE};
 use super::{Extra, PatternError, Prepared, RedactConfig, Redactor, Rules, Tally, TokenPass};
 use memchr::memmem;
@@ -167,7 +168,13 @@ impl Redactor {
         // The owner's homes and names are half the work of compiling the
         // rules, and a build waits for all of them before it reads a
         // transcript: they are compiled beside the others.
-        let (people, rules) = rayon::join(|| super::people::People::new(cfg), || Rules::new(cfg));
+        let (people, rules) = rayon::join(
+            || {
+                let strangers = Strangers::new()?;
+                super::people::People::new(cfg, &strangers)
+            },
+            || Rules::new(cfg),
+        );
         // The user's patterns' errors first, as before the two were joined.
         Redactor::with(cfg, rules?, people)
     }
@@ -182,8 +189,10 @@ impl Redactor {
             extra_patterns: extra_patterns.to_vec(),
             ..RedactConfig::default()
         };
+        let (rules, strangers) = rayon::join(|| Rules::new(&cfg), Strangers::new);
         Ok(Prepared {
-            rules: Rules::new(&cfg)?,
+            rules: rules?,
+            strangers: strangers?,
             extra_patterns: cfg.extra_patterns,
         })
     }
@@ -200,7 +209,7 @@ impl Redactor {
             usernames,
             extra_patterns: prepared.extra_patterns,
         };
-        let people = super::people::People::new(&cfg);
+        let people = super::people::People::new(&cfg, &prepared.strangers);
         Redactor::with(&cfg, prepared.rules, people)
     }
 

@@ -102,6 +102,8 @@ pub struct Redactor {
 /// owner's.
 pub struct Prepared {
     rules: Rules,
+    /// The home rule's regexes that name no one.
+    strangers: people::Strangers,
     /// The user's patterns they were compiled from.
     extra_patterns: Vec<(String, String)>,
 }

@@ -119,6 +119,42 @@ pub(super) struct People {
 /// `users` as a home under a drive letter spells it.
 pub(super) const USERS: &str = "(?i:users)";
 
+/// Anyone's home but under a drive letter: `/home/x`, `/Users/x`.
+fn plain_others() -> String {
+    format!(r"(?:/var)?/home/{n}|/Users/{n}", n = ANY_NAME)
+}
+
+/// Anyone's home, under a drive letter too (`C:\Users\x`, `/c/Users/x`).
+fn others() -> String {
+    format!(
+        r"{}|(?i:[a-z]):{SEP}(?i:users){SEP}{n}|(?:/mnt)?/(?i:[a-z])/(?i:users)/{n}",
+        plain_others(),
+        n = ANY_NAME
+    )
+}
+
+/// The regexes of the home rule that name no one: compiled with the
+/// rules that do not depend on the owner, before the owner is known.
+/// Compiled with the owner's (their names' classes of any letter in any
+/// script are slow to compile), they were about 2 ms of the 5.5 ms a
+/// rebuild waited for the home rule.
+#[derive(Clone)]
+pub(super) struct Strangers {
+    /// [`People::users`].
+    users: Regex,
+    /// [`People::other`].
+    other: Regex,
+}
+
+impl Strangers {
+    pub(super) fn new() -> Result<Strangers, PatternError> {
+        Ok(Strangers {
+            users: build("home", USERS)?,
+            other: build("home", &format!("^(?:{})", others()))?,
+        })
+    }
+}
+
 const OWNER_HOME: usize = 0;
 const DASHED_HOME: usize = 1;
 const OTHER_HOME: usize = 2;
@@ -129,7 +165,10 @@ impl People {
     /// the patterns of [`People::plain`]. Every match of the rules holds a
     /// match of one of them, or of [`USERS`], which every home under a
     /// drive letter holds.
-    pub(super) fn new(cfg: &RedactConfig) -> Result<(People, Vec<String>), PatternError> {
+    pub(super) fn new(
+        cfg: &RedactConfig,
+        strangers: &Strangers,
+    ) -> Result<(People, Vec<String>), PatternError> {
         // Home directories, longest first so /home/dana2 wins over /home/dana
         // (the right-boundary check would reject the shorter one anyway).
         let mut homes: Vec<String> = Vec::new();
@@ -158,11 +197,7 @@ impl People {
             .collect();
         users.sort_by_key(|u| std::cmp::Reverse(u.len()));
         users.dedup();
-        let plain_others = format!(r"(?:/var)?/home/{n}|/Users/{n}", n = ANY_NAME);
-        let others = format!(
-            r"{plain_others}|(?i:[a-z]):{SEP}(?i:users){SEP}{n}|(?:/mnt)?/(?i:[a-z])/(?i:users)/{n}",
-            n = ANY_NAME
-        );
+        let (plain_others, others) = (plain_others(), others());
         let mut patterns = Vec::new();
         let mut kinds = Vec::new();
         if !homes.is_empty() {
@@ -185,21 +220,15 @@ impl People {
         // Compiled side by side: a build waits for them before it reads a
         // transcript, and the two sets of every spelling of the owner's
         // homes and names took 4.7 ms on one core.
-        let (re, (plain, users, other)) = rayon::join(
+        let (re, plain) = rayon::join(
             || build_many("home", &patterns),
-            || {
-                (
-                    build_many("home", &plain_patterns),
-                    build("home", USERS),
-                    build("home", &format!("^(?:{others})")),
-                )
-            },
+            || build_many("home", &plain_patterns),
         );
         let people = People {
             re: re?,
             plain: plain?,
-            users: users?,
-            other: other?,
+            users: strangers.users.clone(),
+            other: strangers.other.clone(),
             kinds,
         };
         Ok((people, plain_patterns))

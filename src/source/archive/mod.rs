@@ -131,17 +131,17 @@ pub fn live_files(root: &mut Root) -> Vec<LiveFile> {
         std::fs::symlink_metadata(top.join(name)).is_ok_and(|m| m.file_type().is_symlink())
     };
     let linked: Vec<&str> = kept.iter().copied().filter(|n| is_link(n)).collect();
-    let mut out = Vec::with_capacity(listing.len());
-    for file in listing {
-        let Ok(rel) = file.path.strip_prefix(top) else {
-            continue;
-        };
-        let first = rel.iter().next().unwrap_or_default();
-        if backup || kept.iter().any(|k| first == *k) {
-            let name = named(if backup { "projects/" } else { "" }, rel);
-            out.push(LiveFile::new(name, file));
-        }
-    }
+    // Named on every core, in the listing's order: one after the other,
+    // 10,000 memory files took 4 ms of a rebuild's one core.
+    let mut out: Vec<LiveFile> = (listing.into_par_iter())
+        .filter_map(|file| {
+            let rel = file.path.strip_prefix(top).ok()?;
+            let first = rel.iter().next().unwrap_or_default();
+            let archived = backup || kept.iter().any(|k| first == *k);
+            let name = archived.then(|| named(if backup { "projects/" } else { "" }, rel))?;
+            Some(LiveFile::new(name, file))
+        })
+        .collect();
     if !projects.is_dir() {
         // Loose transcripts: each under its folder's name.
         for t in &root.transcripts {
@@ -354,6 +354,7 @@ impl Archive {
             );
         }
         drop(earlier);
+        kept.live.reserve(files.len());
         for (file, object) in files.into_iter().zip(objects) {
             if let Some(object) = object {
                 let copies = kept.live.entry(file.name).or_default();
