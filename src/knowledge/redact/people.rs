@@ -138,7 +138,6 @@ fn others() -> String {
 /// Compiled with the owner's (their names' classes of any letter in any
 /// script are slow to compile), they were about 2 ms of the 5.5 ms a
 /// rebuild waited for the home rule.
-#[derive(Clone)]
 pub(super) struct Strangers {
     /// [`People::users`].
     users: Regex,
