@@ -41,11 +41,11 @@ pub fn file_events(path: &Path, needle: &str, mut f: impl FnMut(Event)) -> std::
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let mut session: Option<String> = (!stem.starts_with("agent-")).then(|| stem.to_string());
     read_lines(path, Position::default(), |line| {
-        if !line.text.contains(needle) {
+        if memchr::memmem::find(line.bytes, needle.as_bytes()).is_none() {
             return;
         }
         let mut repaired = None;
-        let Ok(rec) = parse_line::<Record>(&line.text, &mut repaired) else {
+        let Ok(rec) = parse_line::<Record>(line.bytes, &mut repaired) else {
             return;
         };
         if let Some(c) = rec.cwd.as_deref() {
@@ -92,7 +92,7 @@ pub fn file_events(path: &Path, needle: &str, mut f: impl FnMut(Event)) -> std::
             let (Some(name), Some(input)) = (b.name.as_deref(), b.input) else {
                 continue;
             };
-            if let Some((p, change)) = file_change(name, input.get()) {
+            if let Some((p, change)) = file_change(name, &input.text()) {
                 f(at(p, change));
             }
         }

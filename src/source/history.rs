@@ -98,7 +98,7 @@ struct LineHasher(Xxh3Default);
 
 impl LineHasher {
     fn add(&mut self, line: &Line<'_>) {
-        self.0.update(line.text.as_bytes());
+        self.0.update(line.bytes);
         self.0.update(&line.number.to_le_bytes());
         self.0.update(&line.end.to_le_bytes());
     }
@@ -119,7 +119,7 @@ pub fn scan_history(path: &Path, sealed: Option<Seal>) -> Scan {
         }
         let mut repaired = None;
         if line.end <= light_to {
-            if let Ok(p) = parse_line::<ProjectOnly>(&line.text, &mut repaired) {
+            if let Ok(p) = parse_line::<ProjectOnly>(line.bytes, &mut repaired) {
                 add_project(&mut scan.projects, p.project.as_deref());
             }
             if line.end == light_to {
@@ -164,7 +164,7 @@ fn read_line(
     projects: &mut BTreeSet<String>,
 ) -> (Option<RawHistory>, Option<Skip>) {
     let mut repaired = None;
-    match parse_line::<HistoryLine>(&line.text, &mut repaired) {
+    match parse_line::<HistoryLine>(line.bytes, &mut repaired) {
         Ok(h) => {
             add_project(projects, h.project.as_deref());
             let project = h.project.0.filter(|p| !p.is_empty());
@@ -218,9 +218,8 @@ pub fn read_session_start(path: &Path, skips: &mut Vec<Skip>) -> Option<RawStart
             return None;
         }
     };
-    let text = String::from_utf8_lossy(&bytes);
     let mut repaired = None;
-    match parse_line::<StartFile>(&text, &mut repaired) {
+    match parse_line::<StartFile>(&bytes, &mut repaired) {
         Ok(s) => match s.session_id.0.filter(|s| !s.is_empty()) {
             Some(session_id) => Some(RawStart {
                 session_id,

@@ -1,9 +1,10 @@
 //! Streaming JSONL: one line at a time, whatever the bytes are.
 //!
-//! Handles CRLF line ends, invalid UTF-8 (replaced, not fatal), lone UTF-16
-//! surrogates in `\u` escapes (which serde_json rejects), a last line cut off
-//! by a writer still at work, and lines of any length. Also holds the lenient
-//! field types that let one odd field never cost a whole record.
+//! Handles CRLF line ends, invalid UTF-8 (replaced where it is read, not
+//! fatal), lone UTF-16 surrogates in `\u` escapes (which serde_json
+//! rejects), a last line cut off by a writer still at work, and lines of
+//! any length. Also holds the lenient field types that let one odd field
+//! never cost a whole record.
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -17,12 +18,23 @@ use std::path::Path;
 pub struct Line<'a> {
     /// 1-based line number.
     pub number: u64,
-    /// The text, CR/LF stripped, invalid UTF-8 replaced.
-    pub text: Cow<'a, str>,
+    /// The bytes, CR/LF stripped, not checked as UTF-8: [`parse_line`]
+    /// checks only what a record keeps, [`Line::text`] the whole line.
+    pub bytes: &'a [u8],
     /// True for the final line when the file does not end with a newline.
     pub unterminated: bool,
     /// Byte offset just past this line (and its newline).
     pub end: u64,
+}
+
+impl<'a> Line<'a> {
+    /// The text, invalid UTF-8 replaced (U+FFFD).
+    pub fn text(&self) -> Cow<'a, str> {
+        match simdutf8::basic::from_utf8(self.bytes) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(self.bytes),
+        }
+    }
 }
 
 /// Where a read starts: a byte offset at a line start, and the lines before it.
@@ -155,14 +167,9 @@ fn lines_in(
         if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        // Fast path: valid UTF-8 (nearly every line) is checked with SIMD.
-        let text = match simdutf8::basic::from_utf8(bytes) {
-            Ok(t) => Cow::Borrowed(t),
-            Err(_) => String::from_utf8_lossy(bytes),
-        };
         f(Line {
             number: pos.line,
-            text,
+            bytes,
             unterminated,
             end: pos.offset,
         });
@@ -174,24 +181,30 @@ pub fn for_each_line(path: &Path, f: impl FnMut(Line<'_>)) -> std::io::Result<u6
     read_lines(path, Position::default(), f).map(|p| p.line)
 }
 
-/// Parse one JSON line into `T`, repairing lone surrogate escapes on a second try.
+/// Parse one JSON line into `T`: what `T` keeps is checked as UTF-8 (and
+/// replaced where invalid) by the skim. A line serde_json refuses is tried
+/// once more, repaired into `repaired`: invalid UTF-8 replaced, lone
+/// surrogate escapes too (serde_json refuses both; a repaired surrogate
+/// is one serde_json would refuse, so repairing it first changes no line
+/// that reads).
 pub fn parse_line<'a, T: Deserialize<'a>>(
-    text: &'a str,
+    line: &'a [u8],
     repaired: &'a mut Option<String>,
 ) -> Result<T, serde_json::Error> {
-    match super::skim::from_str::<T>(text) {
-        Ok(v) => Ok(v),
-        Err(e) => {
-            if !has_surrogate_escape(text) {
-                return Err(e);
-            }
-            *repaired = Some(repair_surrogates(text));
-            match repaired.as_deref() {
-                Some(r) => serde_json::from_str::<T>(r),
-                None => Err(e),
-            }
-        }
+    let e = match super::skim::from_slice::<T>(line) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let text = String::from_utf8_lossy(line);
+    let surrogates = has_surrogate_escape(&text);
+    if matches!(text, Cow::Borrowed(_)) && !surrogates {
+        return Err(e);
     }
+    let text = match surrogates {
+        true => repair_surrogates(&text),
+        false => text.into_owned(),
+    };
+    super::skim::from_slice::<T>(repaired.insert(text).as_bytes())
 }
 
 fn has_surrogate_escape(text: &str) -> bool {
@@ -482,7 +495,7 @@ mod tests {
             std::fs::write(&path, &bytes).unwrap();
             let mut got = Vec::new();
             let stop = read_range_by(&path, start, end, read_bytes, |l| {
-                got.push((l.number, l.text.into_owned(), l.unterminated, l.end))
+                got.push((l.number, l.text().into_owned(), l.unterminated, l.end))
             })
             .unwrap();
             let (want, want_stop) = lines_of(&bytes, start, end);
@@ -495,7 +508,7 @@ mod tests {
     fn lone_surrogates_are_repaired() {
         let line = r#"{"s":"a\ud83d b \udc00 c \ud83d\ude00 \\ud800"}"#;
         let mut repaired = None;
-        let t: T = parse_line(line, &mut repaired).unwrap();
+        let t: T = parse_line(line.as_bytes(), &mut repaired).unwrap();
         assert_eq!(t.s.as_deref(), Some("a\u{fffd} b \u{fffd} c 😀 \\ud800"));
     }
 
@@ -506,7 +519,7 @@ mod tests {
             .unwrap();
         let mut seen = Vec::new();
         let n = for_each_line(f.path(), |l| {
-            seen.push((l.number, l.text.into_owned(), l.unterminated))
+            seen.push((l.number, l.text().into_owned(), l.unterminated))
         })
         .unwrap();
         assert_eq!(n, 4);

@@ -295,7 +295,7 @@ impl Conversation {
         let text = decoded_for_redaction(content);
         let (text, bytes) = match persisted(&text) {
             Some((preview, size)) => (preview.to_string(), size),
-            None => (text, content.get().len() as u64),
+            None => (text, content.bytes().len() as u64),
         };
         let result = ToolResult {
             text: sc.prefix(&text, TOOL_TEXT_CHARS),
@@ -415,7 +415,7 @@ impl Conversation {
         struct NestedContent {
             content: Option<String>,
         }
-        let Ok(a) = serde_json::from_str::<Attachment>(raw.get()) else {
+        let Ok(a) = serde_json::from_str::<Attachment>(&raw.text()) else {
             return;
         };
         if a.kind.as_deref() != Some("nested_memory") {
@@ -912,7 +912,7 @@ mod tests {
                 let at = text.char_indices().nth(text.chars().count() / items).map_or(0, |(i, _)| i);
                 serde_json::json!([{"type":"text","text":&text[..at]},{"type":"text","text":&text[at..]}]).to_string()
             };
-            let raw: Raw = crate::source::skim::from_str(&json).expect("raw");
+            let raw: Raw = crate::source::skim::from_slice(json.as_bytes()).expect("raw");
             let long = output_prefix(raw, TOOL_TEXT_CHARS + LOOKAHEAD + 400).unwrap_or_default();
             proptest::prop_assert_eq!(shown(&decoded_for_redaction(raw)), shown(&long));
         }

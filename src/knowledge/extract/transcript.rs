@@ -199,7 +199,7 @@ impl ReaderState {
         let mut consumed = start;
         let result = read_range(&tf.path, start, end, |line| {
             let mut repaired = None;
-            let mut rec: Record<'_> = match parse_line(&line.text, &mut repaired) {
+            let mut rec: Record<'_> = match parse_line(line.bytes, &mut repaired) {
                 Ok(r) => r,
                 Err(e) => {
                     if line.unterminated {
@@ -276,7 +276,7 @@ impl ReaderState {
             // Of attachments, only the instruction files Claude Code read.
             "attachment" => rec
                 .attachment
-                .is_some_and(|a| a.get().contains("\"nested_memory\"")),
+                .is_some_and(|a| memchr::memmem::find(a.bytes(), b"\"nested_memory\"").is_some()),
             "file-history-snapshot" => rec.snapshot.is_some(),
             _ => false,
         };

@@ -15,58 +15,94 @@
 //! The walk accepts only what serde_json accepts, and gives the same values:
 //! it checks the same grammar where it skips, and refuses whatever it does
 //! not handle (a key with an escape, deep nesting, deserializer methods the
-//! records do not use). [`from_str`] falls back to serde_json on a refusal,
-//! which then gives the same value or the precise error. Property tests
-//! hold the two side by side on mutated lines.
+//! records do not use). [`from_slice`] falls back to serde_json on a
+//! refusal, which then gives the same value or the precise error. Property
+//! tests hold the two side by side on mutated lines.
+//!
+//! The walk reads bytes, and checks as UTF-8 only what a type keeps: the
+//! bytes it skips are never checked (checking every line whole took 2–3 %
+//! of a cold build's CPU). A kept string that is not valid UTF-8 is handed
+//! over with its invalid bytes replaced (U+FFFD), as if the line had been
+//! read lossily; a [`Raw`] value stays bytes until its reader decodes
+//! what it keeps.
 
-use serde::de::{self, value::BorrowedStrDeserializer, DeserializeSeed, Visitor};
+use serde::de::{self, DeserializeSeed, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
 mod strings;
 
-/// Parse `text` as one JSON value of type `T`: skimmed when the walk
-/// accepts it, else by serde_json (with its error on a bad line).
-pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_json::Error> {
-    match skim(text) {
+/// Parse `bytes` as one JSON value of type `T`: skimmed when the walk
+/// accepts it, else by serde_json (with its error on a bad line; it
+/// refuses invalid UTF-8 in any string it reads).
+pub fn from_slice<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, serde_json::Error> {
+    match skim(bytes) {
         Ok(value) => Ok(value),
-        Err(Refused) => serde_json::from_str(text),
+        Err(Refused) => serde_json::from_slice(bytes),
     }
 }
 
-/// Parse `text` by skimming only; [`Refused`] where serde_json must decide.
-fn skim<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Refused> {
+/// Parse `bytes` by skimming only; [`Refused`] where serde_json must decide.
+fn skim<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, Refused> {
     let mut cur = Cursor {
-        text,
+        bytes,
         pos: 0,
         depth: 0,
     };
     let value = T::deserialize(&mut cur)?;
     cur.space();
-    match cur.pos == text.len() {
+    match cur.pos == bytes.len() {
         true => Ok(value),
         false => Err(Refused),
     }
 }
 
-/// A value's JSON text, borrowed from the line: what `&RawValue` is for
-/// serde_json, readable by the skim as well (it cannot make a `&RawValue`).
+/// The text of `bytes`, invalid UTF-8 replaced (U+FFFD).
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Hand a string's body (no escapes in it) to `visitor`: borrowed where
+/// it is UTF-8, else as its lossy text.
+fn visit_text<'de, V: Visitor<'de>>(body: &'de [u8], visitor: V) -> Result<V::Value, Refused> {
+    match simdutf8::basic::from_utf8(body) {
+        Ok(text) => visitor.visit_borrowed_str(text),
+        Err(_) => visitor.visit_string(lossy(body)),
+    }
+}
+
+/// A value's JSON text, borrowed from the line as bytes (not checked as
+/// UTF-8: see the module's notes): what `&RawValue` is for serde_json,
+/// readable by the skim as well (it cannot make a `&RawValue`).
 ///
 /// Deserialized through `deserialize_newtype_struct`: the skim answers with
 /// the value's text, serde_json with itself, read as a `&RawValue`. Only
 /// for values these two read directly: a deserializer that buffers (serde's
 /// `flatten`, untagged enums) or one that hands a string for a newtype (a
 /// map key) would give a string's text without its quotes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Raw<'a>(&'a str);
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Raw<'a>(&'a [u8]);
 
 /// The name the skim recognises a [`Raw`] by.
 const RAW: &str = "$ccwiki::skim::Raw";
 
 impl<'a> Raw<'a> {
     /// The value's JSON text, exactly as in the line.
-    pub fn get(self) -> &'a str {
+    pub fn bytes(self) -> &'a [u8] {
         self.0
+    }
+
+    /// The value's JSON text, invalid UTF-8 replaced (U+FFFD).
+    pub fn text(self) -> std::borrow::Cow<'a, str> {
+        String::from_utf8_lossy(self.0)
+    }
+}
+
+impl fmt::Debug for Raw<'_> {
+    /// As its text: a value read from a line and from its lossy text
+    /// look the same.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Raw").field(&self.text()).finish()
     }
 }
 
@@ -78,14 +114,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_borrowed_str<E: de::Error>(self, json: &'de str) -> Result<Raw<'de>, E> {
+            fn visit_borrowed_bytes<E: de::Error>(self, json: &'de [u8]) -> Result<Raw<'de>, E> {
                 Ok(Raw(json))
             }
             fn visit_newtype_struct<D2: de::Deserializer<'de>>(
                 self,
                 d: D2,
             ) -> Result<Raw<'de>, D2::Error> {
-                <&serde_json::value::RawValue>::deserialize(d).map(|raw| Raw(raw.get()))
+                <&serde_json::value::RawValue>::deserialize(d).map(|raw| Raw(raw.get().as_bytes()))
             }
         }
         d.deserialize_newtype_struct(RAW, V)
@@ -119,14 +155,14 @@ const MAX_DEPTH: u32 = 100;
 const MAX_SKIP_DEPTH: u32 = 64;
 
 struct Cursor<'a> {
-    text: &'a str,
+    bytes: &'a [u8],
     pos: usize,
     depth: u32,
 }
 
 impl<'a> Cursor<'a> {
     fn bytes(&self) -> &'a [u8] {
-        self.text.as_bytes()
+        self.bytes
     }
 
     fn peek(&self) -> Option<u8> {
@@ -209,13 +245,13 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
-    /// Past one object key and its colon: the key's text as written
+    /// Past one object key and its colon: the key's bytes as written
     /// (between the quotes), and whether it holds an escape.
-    fn key(&mut self) -> Result<(&'a str, bool), Refused> {
+    fn key(&mut self) -> Result<(&'a [u8], bool), Refused> {
         self.space();
         let start = self.pos;
         let escaped = self.string()?;
-        let key = &self.text[start + 1..self.pos - 1];
+        let key = &self.bytes[start + 1..self.pos - 1];
         self.space();
         self.eat(b':')?;
         Ok((key, escaped))
@@ -311,8 +347,13 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Decode `json` (one scalar, exactly) with serde_json.
-fn by_serde_json<'de, V: Visitor<'de>>(json: &'de str, visitor: V) -> Result<V::Value, Refused> {
+/// Decode `json` (one scalar, exactly) with serde_json; a string that is
+/// not valid UTF-8 from its lossy text.
+fn by_serde_json<'de, V: Visitor<'de>>(json: &'de [u8], visitor: V) -> Result<V::Value, Refused> {
+    let Ok(json) = simdutf8::basic::from_utf8(json) else {
+        let text: String = serde_json::from_str(&lossy(json)).map_err(|_| Refused)?;
+        return visitor.visit_string(text);
+    };
     let mut de = serde_json::Deserializer::from_str(json);
     let value = de::Deserializer::deserialize_any(&mut de, visitor).map_err(|_| Refused)?;
     de.end().map_err(|_| Refused)?;
@@ -354,9 +395,9 @@ impl<'de> de::Deserializer<'de> for &mut Cursor<'de> {
             b'[' => self.container(b']', |items| visitor.visit_seq(items)),
             b'"' => {
                 let escaped = self.string()?;
-                let json = &self.text[start..self.pos];
+                let json = &self.bytes[start..self.pos];
                 match escaped {
-                    false => visitor.visit_borrowed_str(&json[1..json.len() - 1]),
+                    false => visit_text(&json[1..json.len() - 1], visitor),
                     true => by_serde_json(json, visitor),
                 }
             }
@@ -374,7 +415,7 @@ impl<'de> de::Deserializer<'de> for &mut Cursor<'de> {
             }
             b'-' | b'0'..=b'9' => {
                 self.number()?;
-                by_serde_json(&self.text[start..self.pos], visitor)
+                by_serde_json(&self.bytes[start..self.pos], visitor)
             }
             _ => Err(Refused),
         }
@@ -424,7 +465,7 @@ impl<'de> de::Deserializer<'de> for &mut Cursor<'de> {
         self.space();
         let start = self.pos;
         self.skip()?;
-        visitor.visit_borrowed_str(&self.text[start..self.pos])
+        visitor.visit_borrowed_bytes(&self.bytes[start..self.pos])
     }
 
     of_kind! {
@@ -481,6 +522,29 @@ impl<'de> de::Deserializer<'de> for &mut Cursor<'de> {
     }
 }
 
+/// An object key with no escape: a struct's field names are matched
+/// against its bytes, never checked as UTF-8 (a check of each key cost
+/// as much as the whole line's had); anything else reads it as text.
+struct Key<'de>(&'de [u8]);
+
+impl<'de> de::Deserializer<'de> for Key<'de> {
+    type Error = Refused;
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        visitor.visit_borrowed_bytes(self.0)
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        visit_text(self.0, visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum ignored_any
+    }
+}
+
 /// The members of an array or an object being deserialized.
 struct Members<'c, 'de> {
     cur: &'c mut Cursor<'de>,
@@ -525,9 +589,7 @@ impl<'de> de::MapAccess<'de> for &mut Members<'_, 'de> {
         match self.cur.key()? {
             // A key with an escape: serde_json decodes it.
             (_, true) => Err(Refused),
-            (key, false) => seed
-                .deserialize(BorrowedStrDeserializer::new(key))
-                .map(Some),
+            (key, false) => seed.deserialize(Key(key)).map(Some),
         }
     }
 

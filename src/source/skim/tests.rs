@@ -9,7 +9,7 @@ fn same_as_serde_json<'a, T>(line: &'a str) -> Result<bool, TestCaseError>
 where
     T: Deserialize<'a> + fmt::Debug,
 {
-    let Ok(skimmed) = skim::<T>(line) else {
+    let Ok(skimmed) = skim::<T>(line.as_bytes()) else {
         return Ok(false);
     };
     match serde_json::from_str::<T>(line) {
@@ -50,7 +50,7 @@ fn read_project_lines() -> Vec<String> {
 fn every_line_the_project_holds_is_skimmed_as_serde_json_reads_it() {
     for line in project_lines() {
         let parsed = serde_json::from_str::<Record>(line);
-        let skimmed = skim::<Record>(line);
+        let skimmed = skim::<Record>(line.as_bytes());
         match (&parsed, &skimmed) {
             (Ok(p), Ok(s)) => assert_eq!(format!("{s:?}"), format!("{p:?}"), "{line}"),
             (Err(_), Err(_)) => {}
@@ -58,7 +58,7 @@ fn every_line_the_project_holds_is_skimmed_as_serde_json_reads_it() {
             (Ok(_), Err(_)) => panic!("not skimmed: {line}"),
             (Err(e), Ok(_)) => panic!("skimmed what serde_json refuses ({e}): {line}"),
         }
-        let value = skim::<Value>(line).ok();
+        let value = skim::<Value>(line.as_bytes()).ok();
         assert_eq!(value, serde_json::from_str::<Value>(line).ok(), "{line}");
     }
 }
@@ -75,8 +75,10 @@ fn refusals_go_to_serde_json_for_its_error() {
         r#"{"type":"user","#,
         r#"{"type":"user","x":"abc"#,
     ] {
-        assert_eq!(skim::<Record>(bad).err(), Some(Refused), "{bad}");
-        let err = from_str::<Record>(bad).expect_err(bad).to_string();
+        assert_eq!(skim::<Record>(bad.as_bytes()).err(), Some(Refused), "{bad}");
+        let err = from_slice::<Record>(bad.as_bytes())
+            .expect_err(bad)
+            .to_string();
         assert!(err.contains("column"), "{bad}: {err}");
     }
     // A key with an escape, deep nesting: refused, then read by serde_json.
@@ -86,9 +88,16 @@ fn refusals_go_to_serde_json_for_its_error() {
         "]".repeat(80)
     );
     for line in [r#"{"ty\u0070e":"user"}"#, nested.as_str()] {
-        assert_eq!(skim::<Record>(line).err(), Some(Refused), "{line}");
         assert_eq!(
-            from_str::<Record>(line).expect(line).kind.as_deref(),
+            skim::<Record>(line.as_bytes()).err(),
+            Some(Refused),
+            "{line}"
+        );
+        assert_eq!(
+            from_slice::<Record>(line.as_bytes())
+                .expect(line)
+                .kind
+                .as_deref(),
             Some("user")
         );
     }
@@ -98,7 +107,7 @@ fn refusals_go_to_serde_json_for_its_error() {
 fn raw_values_are_the_text_as_written() {
     let line = r#"{"type":"user","message":{"content":[{"type":"tool_result","content": [1, {"a":"\"}"}] ,"input":"x\ny"}]}}"#;
     for rec in [
-        skim::<Record>(line).expect("skim"),
+        skim::<Record>(line.as_bytes()).expect("skim"),
         serde_json::from_str(line).expect("serde"),
     ] {
         let Some(crate::source::record::Message {
@@ -108,8 +117,11 @@ fn raw_values_are_the_text_as_written() {
         else {
             panic!("blocks")
         };
-        assert_eq!(blocks[0].content.map(Raw::get), Some(r#"[1, {"a":"\"}"}]"#));
-        assert_eq!(blocks[0].input.map(Raw::get), Some(r#""x\ny""#));
+        assert_eq!(
+            blocks[0].content.map(Raw::bytes),
+            Some(&br#"[1, {"a":"\"}"}]"#[..])
+        );
+        assert_eq!(blocks[0].input.map(Raw::bytes), Some(&br#""x\ny""#[..]));
     }
 }
 
@@ -267,6 +279,58 @@ proptest! {
     }
 }
 
+/// Byte sequences that are not UTF-8: stray, cut, overlong, surrogate.
+fn invalid_utf8() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(vec![0xff]),
+        Just(vec![0x80]),
+        Just(vec![0xc3]),
+        Just(vec![0xe2, 0x82]),
+        Just(vec![0xf0, 0x9f, 0x98]),
+        Just(vec![0xc0, 0xaf]),
+        Just(vec![0xed, 0xa0, 0x80]),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Invalid UTF-8 put in anywhere (in a kept string, a key, a skipped
+    /// value, a raw one, between tokens): the line reads as its lossy text
+    /// (each invalid sequence replaced by U+FFFD) reads, though only what
+    /// the record keeps is checked; and the skim answers for the bytes
+    /// wherever it answers for the lossy text, so no line goes the slow
+    /// way for being invalid.
+    #[test]
+    fn invalid_utf8_reads_as_the_lossy_line_reads(
+        at in 0usize..1000,
+        plants in proptest::collection::vec((any::<prop::sample::Index>(), invalid_utf8()), 1..4),
+    ) {
+        let lines = project_lines();
+        let mut bytes = lines[at % lines.len()].as_bytes().to_vec();
+        for (place, seq) in plants {
+            let i = place.index(bytes.len() + 1);
+            bytes.splice(i..i, seq);
+        }
+        let lossy = String::from_utf8_lossy(&bytes).into_owned();
+        let read = |line: &[u8]| {
+            let mut repaired = None;
+            crate::source::jsonl::parse_line::<Record>(line, &mut repaired)
+                .map(|r| format!("{r:?}"))
+                .ok()
+        };
+        prop_assert_eq!(read(&bytes), read(lossy.as_bytes()), "{}", lossy);
+        if skim::<Record>(lossy.as_bytes()).is_ok() {
+            prop_assert!(skim::<Record>(&bytes).is_ok(), "not skimmed: {}", lossy);
+        }
+        let value = |line: &[u8]| {
+            let mut repaired = None;
+            crate::source::jsonl::parse_line::<Value>(line, &mut repaired).ok()
+        };
+        prop_assert_eq!(value(&bytes), value(lossy.as_bytes()), "{}", lossy);
+    }
+}
+
 /// Any JSON value, strings with escapes and long runs of them.
 fn planted_value() -> impl Strategy<Value = Value> {
     let text =
@@ -337,6 +401,6 @@ fn a_container_read_in_part_is_as_serde_json_has_it() {
         (r#"{"a":1,"b":2}"#, false),
     ] {
         assert_eq!(serde_json::from_str::<First>(line).is_ok(), read, "{line}");
-        assert_eq!(skim::<First>(line).is_ok(), read, "{line}");
+        assert_eq!(skim::<First>(line.as_bytes()).is_ok(), read, "{line}");
     }
 }
