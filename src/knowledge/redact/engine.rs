@@ -2,7 +2,6 @@
 //! the text stops changing.
 
 use super::assignment::{is_placeholder, KEYS, QUOTE};
-use super::people::Strangers;
 use super::rules::{Check, TABLE};
 use super::{Extra, PatternError, Prepared, RedactConfig, Redactor, Rules, Tally, TokenPass};
 use memchr::memmem;
@@ -42,6 +41,28 @@ fn pattern_error(kind: &str, e: impl std::fmt::Display) -> PatternError {
         kind: kind.to_string(),
         message: e.to_string(),
     }
+}
+
+/// A built-in rule's compiled form, made where a text first needs it.
+/// Compiling every rule took a tenth of the CPU of a rebuild after one
+/// changed memory file, which redacts a handful of texts; a cold build
+/// compiles each rule as its texts first need it. (The user's patterns
+/// are compiled up front, so that their errors are reported before a
+/// build starts.)
+pub(super) type Lazy<T> = LazyLock<T, Box<dyn FnOnce() -> T + Send>>;
+
+/// A [`Lazy`] made by `make`, which cannot fail for a built-in rule: the
+/// tests compile every one (`every_rule_compiles`).
+pub(super) fn lazy<T>(make: impl FnOnce() -> Result<T, PatternError> + Send + 'static) -> Lazy<T> {
+    LazyLock::new(Box::new(move || match make() {
+        Ok(made) => made,
+        Err(e) => panic!("built-in redaction rules do not compile: {e}"),
+    }))
+}
+
+/// [`build`], made where a text first needs it (see [`Lazy`]).
+pub(super) fn build_lazy(kind: &'static str, pattern: String) -> Lazy<Regex> {
+    lazy(move || build(kind, &pattern))
 }
 
 pub(super) fn build(kind: &str, pattern: &str) -> Result<Regex, PatternError> {
@@ -99,21 +120,21 @@ fn value_groups(re: &Regex) -> Vec<usize> {
 impl Rules {
     fn new(cfg: &RedactConfig) -> Result<Rules, PatternError> {
         let mut kinds: Vec<String> = ENGINE_KINDS.iter().map(|s| s.to_string()).collect();
-        let pem_begin = build(
+        let pem_begin = build_lazy(
             "private-key",
-            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
-        )?;
-        let tokens = token_passes(&mut kinds)?;
-        let auth_header = build(
+            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----".to_string(),
+        );
+        let tokens = token_passes(&mut kinds);
+        let auth_header = build_lazy(
             "bearer",
-            &format!(
+            format!(
                 r#"(?-u:\b)(?:Bearer|bearer|BEARER)[ \t]+(?P<b>[A-Za-z0-9._~+/\-]{{16,}}=*)|(?:[Aa]uthorization|AUTHORIZATION){q}?[ \t]*[:=][ \t]*{q}?[ \t]*(?:Basic|basic|BASIC)[ \t]+(?P<a>[A-Za-z0-9+/]{{8,}}={{0,2}})|(?-u:\B)(?:-u|--user)[ \t]+['"]?[^\s:'"@/]+:(?P<c>[^\s'"]+)"#,
                 q = QUOTE
             ),
-        )?;
+        );
         let assignment = [
-            build("assignment", &assignment_source())?,
-            build("assignment", &flag_source())?,
+            build_lazy("assignment", assignment_source()),
+            build_lazy("assignment", flag_source()),
         ];
         let (mut extras, pattern_keywords, keywords) = table_patterns(&mut kinds)?;
         extras.extend(user_patterns(cfg, &mut kinds)?);
@@ -126,8 +147,28 @@ impl Rules {
             extras,
             pattern_keywords,
             keywords,
-            trigger_rest: triggers()?,
+            trigger_rest: triggers(),
         })
+    }
+}
+
+impl Rules {
+    /// Compile every rule now (see [`Lazy`]).
+    fn compile(&self) {
+        let _ = (&*self.pem_begin, &*self.tokens, &*self.auth_header);
+        let _ = (&*self.assignment[0], &*self.assignment[1]);
+        self.extras.iter().for_each(|e| {
+            let _ = &*e.compiled;
+        });
+        self.trigger_rest.iter().for_each(Trigger::compile);
+    }
+}
+
+impl Prepared {
+    /// Compile every rule now, not where a text first needs it (see
+    /// [`Lazy`]): for a build that will redact every text.
+    pub fn compile(&self) {
+        self.rules.compile();
     }
 }
 
@@ -143,8 +184,8 @@ impl Redactor {
     pub fn disabled() -> Redactor {
         let mut r = match Redactor::new(&RedactConfig::default()) {
             Ok(r) => r,
-            // The built-in rules compile (a test proves it); without them
-            // nothing would be redacted anyway.
+            // Without the user's patterns and an owner, nothing is
+            // compiled yet: nothing can fail.
             Err(e) => panic!("built-in redaction rules do not compile: {e}"),
         };
         r.enabled = false;
@@ -165,34 +206,22 @@ impl Redactor {
     }
 
     pub fn new(cfg: &RedactConfig) -> Result<Redactor, PatternError> {
-        // The owner's homes and names are half the work of compiling the
-        // rules, and a build waits for all of them before it reads a
-        // transcript: they are compiled beside the others.
-        let (people, rules) = rayon::join(
-            || {
-                let strangers = Strangers::new()?;
-                super::people::People::new(cfg, &strangers)
-            },
-            || Rules::new(cfg),
-        );
-        // The user's patterns' errors first, as before the two were joined.
-        Redactor::with(cfg, rules?, people)
+        // The user's patterns' errors first, then the owner's.
+        let rules = Rules::new(cfg)?;
+        Redactor::with(cfg, rules, super::people::People::new(cfg))
     }
 
     /// The rules that do not depend on the owner (the table's, the
-    /// engine's and the user's `extra_patterns`), compiled while the
-    /// owner is not known yet: a build learns whose data it reads from the
-    /// data, and compiling these took half of the 12 ms it then waited
-    /// before reading a transcript.
+    /// engine's and the user's `extra_patterns`), made while the owner is
+    /// not known yet: a build learns whose data it reads from the data.
+    /// (Only the user's patterns are compiled here, see [`Lazy`].)
     pub fn prepare(extra_patterns: &[(String, String)]) -> Result<Prepared, PatternError> {
         let cfg = RedactConfig {
             extra_patterns: extra_patterns.to_vec(),
             ..RedactConfig::default()
         };
-        let (rules, strangers) = rayon::join(|| Rules::new(&cfg), Strangers::new);
         Ok(Prepared {
-            rules: rules?,
-            strangers: strangers?,
+            rules: Rules::new(&cfg)?,
             extra_patterns: cfg.extra_patterns,
         })
     }
@@ -209,7 +238,7 @@ impl Redactor {
             usernames,
             extra_patterns: prepared.extra_patterns,
         };
-        let people = super::people::People::new(&cfg, &prepared.strangers);
+        let people = super::people::People::new(&cfg);
         Redactor::with(&cfg, prepared.rules, people)
     }
 
@@ -220,12 +249,15 @@ impl Redactor {
         people: Result<(super::people::People, Vec<String>), PatternError>,
     ) -> Result<Redactor, PatternError> {
         let (people, people_literals) = people?;
-        let screen = super::screen::Screen::new(
-            &trigger_sources(),
-            &people_literals,
-            super::people::USERS,
-            &rules.keywords,
-        );
+        let keywords = rules.keywords.clone();
+        let screen = lazy(move || {
+            Ok(super::screen::Screen::new(
+                &trigger_sources(),
+                &people_literals,
+                super::people::USERS,
+                &keywords,
+            ))
+        });
         let fingerprint = {
             use std::hash::{Hash, Hasher};
             let mut h = crate::base::hash::hasher();
@@ -310,7 +342,7 @@ impl Redactor {
         // `stage_people`).
         // `people`: whether the home and name rule runs, and where the
         // screen found its literals.
-        let (url, rest, (people, mut people_at), users, patterns) = match &self.screen {
+        let (url, rest, (people, mut people_at), users, patterns) = match &*self.screen {
             Some(screen) if use_trigger => {
                 let mut patterns = self.user_patterns();
                 let needs = screen.scan(text, &mut patterns);
@@ -386,6 +418,15 @@ impl Redactor {
             }
         }
         cur
+    }
+
+    /// Compile every rule now (see [`Lazy`]): a built-in rule that does
+    /// not compile panics here rather than where a text needs it.
+    #[cfg(test)]
+    pub(super) fn compile_all(&self) {
+        self.rules.compile();
+        let _ = &*self.screen;
+        self.people.compile();
     }
 
     /// Which extras run on `text`: the user's always, the table's when
@@ -491,18 +532,19 @@ impl Redactor {
             if screened && ex.inner.as_ref().is_some_and(|inner| !inner.is_match(src)) {
                 continue;
             }
-            let Some((mut locs, mut pos)) = slots_if_match(&ex.re, src) else {
+            let (re, groups) = &*ex.compiled;
+            let Some((mut locs, mut pos)) = slots_if_match(re, src) else {
                 continue;
             };
             let mut rw = Rewriter::new(src, st);
             while pos <= src.len() {
-                let Some(m) = ex.re.captures_read_at(&mut locs, src, pos) else {
+                let Some(m) = re.captures_read_at(&mut locs, src, pos) else {
                     break;
                 };
-                let (s, e) = if ex.groups.is_empty() {
+                let (s, e) = if groups.is_empty() {
                     (m.start(), m.end())
                 } else {
-                    ex.groups
+                    groups
                         .iter()
                         .find_map(|&g| locs.get(g))
                         .unwrap_or((m.start(), m.start()))
@@ -537,7 +579,7 @@ impl Redactor {
 
     fn stage_tokens(&self, text: &str, st: &mut State, screen: bool) -> Option<String> {
         let mut cur: Option<String> = None;
-        for pass in &self.rules.tokens {
+        for pass in self.rules.tokens.iter() {
             let src: &str = cur.as_deref().unwrap_or(text);
             if screen && !pass.screens.iter().any(|s| s.is_match(src)) {
                 continue;
@@ -926,13 +968,21 @@ fn flag_source() -> String {
 }
 
 /// The token rules of the table as three passes: free-standing, after a
-/// JSON escape (`\n`), after a URL escape (`%0A`).
-fn token_passes(kinds: &mut Vec<String>) -> Result<Vec<TokenPass>, PatternError> {
-    let rules: Vec<(usize, &super::rules::TokenRule)> = TABLE
+/// JSON escape (`\n`), after a URL escape (`%0A`); their kinds added to
+/// `kinds` now, the passes compiled where a text first needs them.
+fn token_passes(kinds: &mut Vec<String>) -> Lazy<Vec<TokenPass>> {
+    let rules: Vec<(usize, &'static super::rules::TokenRule)> = TABLE
         .token
         .iter()
         .map(|r| (kind_index(kinds, &r.kind), r))
         .collect();
+    lazy(move || compile_token_passes(&rules))
+}
+
+/// The passes of [`token_passes`], of `rules` (with their kinds).
+fn compile_token_passes(
+    rules: &[(usize, &super::rules::TokenRule)],
+) -> Result<Vec<TokenPass>, PatternError> {
     let alts = |bounded: bool| -> String {
         rules
             .iter()
@@ -1024,15 +1074,17 @@ type TablePatterns = (
 fn table_patterns(kinds: &mut Vec<String>) -> Result<TablePatterns, PatternError> {
     let mut extras = Vec::new();
     let mut keywords: Vec<(Box<[u8]>, usize)> = Vec::new();
-    for rule in &TABLE.pattern {
-        let re = build(&rule.kind, &rule.regex)?;
+    for rule in TABLE.pattern.iter() {
         for k in &rule.keywords {
             keywords.push((k.to_ascii_lowercase().into_bytes().into(), extras.len()));
         }
         extras.push(Extra {
             kind: kind_index(kinds, &rule.kind),
-            groups: value_groups(&re),
-            re,
+            compiled: lazy(|| {
+                let re = build(&rule.kind, &rule.regex)?;
+                let groups = value_groups(&re);
+                Ok((re, groups))
+            }),
             from_table: true,
             inner: inner_search(&rule.regex),
         });
@@ -1065,16 +1117,18 @@ fn user_patterns(cfg: &RedactConfig, kinds: &mut Vec<String>) -> Result<Vec<Extr
                     .into(),
             });
         }
+        // Compiled now: a pattern of the user's that does not compile
+        // stops the build before it starts.
         let re = build(kind, pat)?;
+        let groups = re
+            .capture_names()
+            .position(|n| n == Some("value"))
+            .into_iter()
+            .collect();
         extras.push(Extra {
             kind: kind_index(kinds, kind),
             inner: inner_search(pat),
-            groups: re
-                .capture_names()
-                .position(|n| n == Some("value"))
-                .into_iter()
-                .collect(),
-            re,
+            compiled: lazy(move || Ok((re, groups))),
             from_table: false,
         });
     }
@@ -1085,9 +1139,8 @@ fn user_patterns(cfg: &RedactConfig, kinds: &mut Vec<String>) -> Result<Vec<Extr
 /// a whole text (where it is not screened), each keeps a literal set
 /// small enough for the fast SIMD prefilter (one union took 120 ns on a
 /// 70-byte line, these two together 95 ns).
-fn triggers() -> Result<[Trigger; 2], PatternError> {
-    let [tokens, assignments] = trigger_sources();
-    Ok([Trigger::new(&tokens)?, Trigger::new(&assignments)?])
+fn triggers() -> [Trigger; 2] {
+    trigger_sources().map(Trigger::new)
 }
 
 /// The check that one of a group of rules may match a text, made where
@@ -1098,60 +1151,33 @@ fn triggers() -> Result<[Trigger; 2], PatternError> {
 /// search stopped at each of them for a check that almost never matches
 /// (5,000 of 150,000 screened texts of a gigabyte of transcripts), at a
 /// sixth of redaction's time; a match tried where each starts stops a few
-/// bytes on.
-pub(super) struct Trigger {
-    /// For a whole text, when it is not screened.
-    re: Regex,
-    /// The same, for matches that start at a given place. None when the
-    /// check cannot be made such an automaton (it then searches the text).
-    at: Option<regex_automata::dfa::dense::DFA<Vec<u32>>>,
-}
+/// bytes on. One regex does both (its lazy DFA runs anchored searches as
+/// well): an anchored dense DFA beside it took 8 ms to build, which a
+/// rebuild that redacts one text paid whole, and a cold build of 100 MB
+/// took 2 % more instructions with it.
+pub(super) struct Trigger(Lazy<regex_automata::meta::Regex>);
 
 impl Trigger {
-    fn new(source: &str) -> Result<Trigger, PatternError> {
-        use regex_automata::dfa::{dense, StartKind};
-        let at = dense::Builder::new()
-            // Anchored only: a tenth of the time to build of one that can
-            // search too (1 against 10 ms), on the way to the first text.
-            .configure(dense::Config::new().start_kind(StartKind::Anchored))
-            .build(source)
-            .ok();
-        Ok(Trigger {
-            re: build("trigger", source)?,
-            at,
-        })
+    fn new(source: String) -> Trigger {
+        Trigger(lazy(move || build_many("trigger", &[source])))
     }
 
-    /// Whether the check is tried where the screen found its literals
-    /// (not searched for in the whole text).
-    #[cfg(test)]
-    pub(super) fn anchored(&self) -> bool {
-        self.at.is_some()
+    /// Compile it now (see [`Lazy`]).
+    fn compile(&self) {
+        let _ = &*self.0;
     }
 
     /// Whether a match of the check is anywhere in `text`.
     pub(super) fn is_match(&self, text: &str) -> bool {
-        self.re.is_match(text)
+        self.0.is_match(text)
     }
 
     /// Whether a match of the check starts at one of `starts` in `text`.
     pub(super) fn matches_at(&self, text: &str, mut starts: impl Iterator<Item = usize>) -> bool {
-        use regex_automata::{dfa::Automaton, Anchored, Input};
-        let Some(dfa) = &self.at else {
-            return starts.next().is_some() && self.is_match(text);
-        };
+        use regex_automata::{Anchored, Input};
         starts.any(|at| {
-            let input = Input::new(text)
-                .range(at..)
-                .anchored(Anchored::Yes)
-                .earliest(true);
-            // An automaton that gave up (it never does without Unicode
-            // word boundaries, which it could not have been built with)
-            // is asked again of the whole text.
-            match dfa.try_search_fwd(&input) {
-                Ok(found) => found.is_some(),
-                Err(_) => self.re.is_match(text),
-            }
+            let input = Input::new(text).range(at..).anchored(Anchored::Yes);
+            self.0.is_match(input)
         })
     }
 }

@@ -78,8 +78,9 @@ use regex::Regex;
 use std::fmt;
 use std::sync::atomic::AtomicU64;
 
-/// Every rule, compiled: the table's, the engine's, the owner's homes and
-/// names, and the user's patterns. Build once with [`Redactor::new`] and
+/// Every rule: the table's, the engine's, the owner's homes and names, and
+/// the user's patterns (the built-in ones compiled where a text first
+/// needs them, see `engine::Lazy`). Build once with [`Redactor::new`] and
 /// share it by `&` across threads: regexes are `Sync` and the counters are
 /// atomics.
 pub struct Redactor {
@@ -94,7 +95,7 @@ pub struct Redactor {
     people: people::People,
     /// What a text needs, in one search (see `screen.rs`); None if a rule
     /// had no literal to screen with.
-    screen: Option<screen::Screen>,
+    screen: engine::Lazy<Option<screen::Screen>>,
 }
 
 /// The rules that do not depend on the owner, compiled before the owner
@@ -102,8 +103,6 @@ pub struct Redactor {
 /// owner's.
 pub struct Prepared {
     rules: Rules,
-    /// The home rule's regexes that name no one.
-    strangers: people::Strangers,
     /// The user's patterns they were compiled from.
     extra_patterns: Vec<(String, String)>,
 }
@@ -113,7 +112,7 @@ pub struct Prepared {
 /// `Redactor::new`, or ahead of them, see `Redactor::prepare`).
 struct Rules {
     kinds: Vec<String>,
-    pem_begin: Regex,
+    pem_begin: engine::Lazy<Regex>,
     /// The check, after the screen found one of their literals, for the
     /// private-key, token, auth-header and assignment rules: they run only
     /// if it matches. (Two, see `engine::triggers`.)
@@ -122,11 +121,13 @@ struct Rules {
     /// then the bounded rules after a JSON escape (`\n`), then after a URL
     /// escape (`%3D`). Separate regexes because one alternation of the left
     /// contexts defeats the literal prefilter (0.5 vs 5+ GB/s).
-    tokens: Vec<TokenPass>,
-    auth_header: Regex,
+    /// (All compiled at once: they run only on the rare text a trigger
+    /// lets through.)
+    tokens: engine::Lazy<Vec<TokenPass>>,
+    auth_header: engine::Lazy<Regex>,
     /// `key = value` (groups: key word, separator, XML key word), then
     /// `--key value` in a second pass: one alternation of both costs 25%.
-    assignment: [Regex; 2],
+    assignment: [engine::Lazy<Regex>; 2],
     /// The table's patterns, then the user's.
     extras: Vec<Extra>,
     /// Keywords of the table's patterns, lower-cased and searched for in
@@ -154,10 +155,9 @@ struct TokenPass {
 
 struct Extra {
     kind: usize,
-    re: Regex,
-    /// Capture groups `value`, `v2`, `v3`…: the first that took part in a
-    /// match is replaced; none: the whole match.
-    groups: Vec<usize>,
+    /// The regex, and its capture groups `value`, `v2`, `v3`…: the first
+    /// that took part in a match is replaced; none: the whole match.
+    compiled: engine::Lazy<(Regex, Vec<usize>)>,
     /// True for the table's patterns (they have keywords, and leave
     /// placeholders alone); false for the user's (they always run).
     from_table: bool,

@@ -4,7 +4,7 @@
 //! `~-code`); anybody else's home becomes `~user`; the owner's user names
 //! become `user` wherever they stand as a word.
 
-use super::engine::{build, build_many, next_char, Rewriter, State, K_HOME, K_USERNAME};
+use super::engine::{build_lazy, build_many, next_char, Lazy, Rewriter, State, K_HOME, K_USERNAME};
 use super::{PatternError, RedactConfig, Redactor};
 use regex::Regex;
 use regex_automata::{meta, Anchored, Input};
@@ -107,10 +107,12 @@ pub(super) struct People {
     /// MB/s on transcript text). Used on a text where none can start.
     plain: meta::Regex,
     /// `users` as those homes spell it (any case).
-    users: Regex,
+    users: Lazy<Regex>,
     /// Someone's home at the start of a text: what an owner's home glued
     /// to more letters (`C:\Users\Danathe`, a cut in a tool's output) is.
-    other: Regex,
+    /// Compiled where first needed (see `engine::Lazy`): its classes of
+    /// any letter in any script are slow to compile.
+    other: Lazy<Regex>,
     /// Pattern index -> what it matches: [`OWNER_HOME`], [`DASHED_HOME`],
     /// [`OTHER_HOME`] or [`NAME`].
     kinds: Vec<usize>,
@@ -133,27 +135,6 @@ fn others() -> String {
     )
 }
 
-/// The regexes of the home rule that name no one: compiled with the
-/// rules that do not depend on the owner, before the owner is known.
-/// Compiled with the owner's (their names' classes of any letter in any
-/// script are slow to compile), they were about 2 ms of the 5.5 ms a
-/// rebuild waited for the home rule.
-pub(super) struct Strangers {
-    /// [`People::users`].
-    users: Regex,
-    /// [`People::other`].
-    other: Regex,
-}
-
-impl Strangers {
-    pub(super) fn new() -> Result<Strangers, PatternError> {
-        Ok(Strangers {
-            users: build("home", USERS)?,
-            other: build("home", &format!("^(?:{})", others()))?,
-        })
-    }
-}
-
 const OWNER_HOME: usize = 0;
 const DASHED_HOME: usize = 1;
 const OTHER_HOME: usize = 2;
@@ -164,10 +145,7 @@ impl People {
     /// the patterns of [`People::plain`]. Every match of the rules holds a
     /// match of one of them, or of [`USERS`], which every home under a
     /// drive letter holds.
-    pub(super) fn new(
-        cfg: &RedactConfig,
-        strangers: &Strangers,
-    ) -> Result<(People, Vec<String>), PatternError> {
+    pub(super) fn new(cfg: &RedactConfig) -> Result<(People, Vec<String>), PatternError> {
         // Home directories, longest first so /home/dana2 wins over /home/dana
         // (the right-boundary check would reject the shorter one anyway).
         let mut homes: Vec<String> = Vec::new();
@@ -226,11 +204,17 @@ impl People {
         let people = People {
             re: re?,
             plain: plain?,
-            users: strangers.users.clone(),
-            other: strangers.other.clone(),
+            users: build_lazy("home", USERS.to_string()),
+            other: build_lazy("home", format!("^(?:{others})")),
             kinds,
         };
         Ok((people, plain_patterns))
+    }
+
+    /// Compile the regexes made where first needed (see `engine::Lazy`).
+    #[cfg(test)]
+    pub(super) fn compile(&self) {
+        let _ = (&*self.users, &*self.other);
     }
 
     /// The regex that finds every home and name in `text`: [`People::plain`]
