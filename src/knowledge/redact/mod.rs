@@ -108,8 +108,9 @@ pub struct Prepared {
 }
 
 /// The rules that do not depend on the owner: the table's, the engine's
-/// and the user's patterns (compiled beside the owner's, see
-/// `Redactor::new`, or ahead of them, see `Redactor::prepare`).
+/// and the user's patterns (made ahead of the owner's, see
+/// `Redactor::prepare`; the built-in ones compiled where a text first
+/// needs them, see `engine::Lazy`).
 struct Rules {
     kinds: Vec<String>,
     pem_begin: engine::Lazy<Regex>,
