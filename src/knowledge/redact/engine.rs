@@ -166,7 +166,7 @@ impl Rules {
 
 impl Prepared {
     /// Compile every rule now, not where a text first needs it (see
-    /// [`Lazy`]): for a build that will redact every text.
+    /// `engine::Lazy`): for a build that will redact every text.
     pub fn compile(&self) {
         self.rules.compile();
     }
@@ -215,7 +215,7 @@ impl Redactor {
     /// The rules that do not depend on the owner (the table's, the
     /// engine's and the user's `extra_patterns`), made while the owner is
     /// not known yet: a build learns whose data it reads from the data.
-    /// (Only the user's patterns are compiled here, see [`Lazy`].)
+    /// (Only the user's patterns are compiled here, see `engine::Lazy`.)
     pub fn prepare(extra_patterns: &[(String, String)]) -> Result<Prepared, PatternError> {
         let cfg = RedactConfig {
             extra_patterns: extra_patterns.to_vec(),
