@@ -19,22 +19,12 @@ pub struct Line<'a> {
     /// 1-based line number.
     pub number: u64,
     /// The bytes, CR/LF stripped, not checked as UTF-8: [`parse_line`]
-    /// checks only what a record keeps, [`Line::text`] the whole line.
+    /// checks only what a record keeps.
     pub bytes: &'a [u8],
     /// True for the final line when the file does not end with a newline.
     pub unterminated: bool,
     /// Byte offset just past this line (and its newline).
     pub end: u64,
-}
-
-impl<'a> Line<'a> {
-    /// The text, invalid UTF-8 replaced (U+FFFD).
-    pub fn text(&self) -> Cow<'a, str> {
-        match simdutf8::basic::from_utf8(self.bytes) {
-            Ok(text) => Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(self.bytes),
-        }
-    }
 }
 
 /// Where a read starts: a byte offset at a line start, and the lines before it.
@@ -384,6 +374,11 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    /// A line's text as a reader would show it: invalid UTF-8 replaced.
+    fn lossy(bytes: &[u8]) -> String {
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
     #[derive(Deserialize)]
     struct T {
         #[serde(default)]
@@ -495,7 +490,7 @@ mod tests {
             std::fs::write(&path, &bytes).unwrap();
             let mut got = Vec::new();
             let stop = read_range_by(&path, start, end, read_bytes, |l| {
-                got.push((l.number, l.text().into_owned(), l.unterminated, l.end))
+                got.push((l.number, lossy(l.bytes), l.unterminated, l.end))
             })
             .unwrap();
             let (want, want_stop) = lines_of(&bytes, start, end);
@@ -519,7 +514,7 @@ mod tests {
             .unwrap();
         let mut seen = Vec::new();
         let n = for_each_line(f.path(), |l| {
-            seen.push((l.number, l.text().into_owned(), l.unterminated))
+            seen.push((l.number, lossy(l.bytes), l.unterminated))
         })
         .unwrap();
         assert_eq!(n, 4);

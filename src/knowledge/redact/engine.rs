@@ -150,9 +150,7 @@ impl Rules {
             trigger_rest: triggers(),
         })
     }
-}
 
-impl Rules {
     /// Compile every rule now (see [`Lazy`]).
     fn compile(&self) {
         let _ = (&*self.pem_begin, &*self.tokens, &*self.auth_header);

@@ -98,8 +98,8 @@ pub struct Redactor {
     screen: engine::Lazy<Option<screen::Screen>>,
 }
 
-/// The rules that do not depend on the owner, compiled before the owner
-/// is known ([`Redactor::prepare`]); [`Redactor::for_owner`] adds the
+/// The rules that do not depend on the owner, made before the owner is
+/// known ([`Redactor::prepare`]); [`Redactor::for_owner`] adds the
 /// owner's.
 pub struct Prepared {
     rules: Rules,

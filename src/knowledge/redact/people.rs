@@ -121,20 +121,6 @@ pub(super) struct People {
 /// `users` as a home under a drive letter spells it.
 pub(super) const USERS: &str = "(?i:users)";
 
-/// Anyone's home but under a drive letter: `/home/x`, `/Users/x`.
-fn plain_others() -> String {
-    format!(r"(?:/var)?/home/{n}|/Users/{n}", n = ANY_NAME)
-}
-
-/// Anyone's home, under a drive letter too (`C:\Users\x`, `/c/Users/x`).
-fn others() -> String {
-    format!(
-        r"{}|(?i:[a-z]):{SEP}(?i:users){SEP}{n}|(?:/mnt)?/(?i:[a-z])/(?i:users)/{n}",
-        plain_others(),
-        n = ANY_NAME
-    )
-}
-
 const OWNER_HOME: usize = 0;
 const DASHED_HOME: usize = 1;
 const OTHER_HOME: usize = 2;
@@ -174,7 +160,11 @@ impl People {
             .collect();
         users.sort_by_key(|u| std::cmp::Reverse(u.len()));
         users.dedup();
-        let (plain_others, others) = (plain_others(), others());
+        let plain_others = format!(r"(?:/var)?/home/{n}|/Users/{n}", n = ANY_NAME);
+        let others = format!(
+            r"{plain_others}|(?i:[a-z]):{SEP}(?i:users){SEP}{n}|(?:/mnt)?/(?i:[a-z])/(?i:users)/{n}",
+            n = ANY_NAME
+        );
         let mut patterns = Vec::new();
         let mut kinds = Vec::new();
         if !homes.is_empty() {
