@@ -36,6 +36,16 @@ thread_local! {
     static CHUNK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// The first `len` bytes of `buf`, grown (zeroed) only past its longest
+/// length yet: cut back and grown again for each read, a build zeroed
+/// every chunk it read once more before reading it.
+fn zeroed_prefix(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
+    if buf.len() < len {
+        buf.resize(len, 0);
+    }
+    &mut buf[..len]
+}
+
 /// Turns are written in chunks of about this many encoded bytes, so that a
 /// page of a long session reads only the chunks it shows, and a file's page
 /// (one turn for each change) little more than its turns. A chunk is read
@@ -584,8 +594,8 @@ impl Spill {
             };
             let (run, rest) = pieces.split_at(stored_run(pieces, shelf, start));
             let len = run.iter().map(|(_, p)| p.stored_bytes()).sum::<u64>();
-            buf.resize(usize::try_from(len).map_err(invalid)?, 0);
-            self.read_from(shelf, &mut buf, start)
+            let buf = zeroed_prefix(&mut buf, usize::try_from(len).map_err(invalid)?);
+            self.read_from(shelf, buf, start)
                 .map_err(std::io::Error::other)?;
             let mut at = 0;
             for (_, piece) in run {
@@ -666,7 +676,7 @@ impl Spill {
         };
         let bytes: u64 = run.iter().map(|(p, _)| p.stored_bytes()).sum();
         CHUNK.with_borrow_mut(|buf| {
-            buf.resize(bytes as usize, 0);
+            let buf = zeroed_prefix(buf, bytes as usize);
             self.read_from(*shelf, buf, *first)?;
             let mut at = 0;
             for (piece, range) in run {
@@ -749,7 +759,7 @@ impl Spill {
             return Ok(());
         };
         CHUNK.with_borrow_mut(|buf| {
-            buf.resize(*bytes as usize, 0);
+            let buf = zeroed_prefix(buf, *bytes as usize);
             self.read_from(*shelf, buf, *offset)?;
             self.decode_chunk(buf, *turns as usize, upto, keep)
         })
