@@ -194,15 +194,12 @@ impl Screen {
         };
         let heads: [&[u8]; N] = std::array::from_fn(|k| &bytes[starts[k]..][..piece]);
         let mut states = [self.start; N];
-        for i in 0..piece {
-            for (state, head) in states.iter_mut().zip(heads) {
-                *state = dfa.next_state(Anchored::No, *state, head[i]);
-            }
-            if states.iter().any(|&sid| dfa.is_special(sid)) {
-                for (k, &sid) in states.iter().enumerate() {
-                    if dfa.is_match(sid) {
-                        found(sid, starts[k] + i + 1);
-                    }
+        let mut walked = 0;
+        while walked < piece {
+            walked = steps(dfa, heads, &mut states, walked);
+            for (k, &sid) in states.iter().enumerate() {
+                if dfa.is_match(sid) {
+                    found(sid, starts[k] + walked);
                 }
             }
         }
@@ -239,6 +236,37 @@ impl Screen {
             }
         }
     }
+}
+
+/// Walk `heads` side by side from byte `from` on, a step of each in turn,
+/// until one of `states` matches (a state is special only then: no
+/// prefilter) or the heads end; returns how many bytes of each are walked.
+///
+/// Apart from what a match opens, and never inlined: in the redactor's
+/// round, or beside the code for a match, the walk had no registers left
+/// and loaded each state, piece and table from the stack at each step.
+#[inline(never)]
+fn steps<const N: usize>(
+    dfa: &DFA,
+    heads: [&[u8]; N],
+    states: &mut [StateID; N],
+    from: usize,
+) -> usize {
+    let len = heads[0].len();
+    let heads = heads.map(|h| &h[..len]);
+    let mut now = *states;
+    let mut i = from;
+    while i < len {
+        for k in 0..N {
+            now[k] = dfa.next_state(Anchored::No, now[k], heads[k][i]);
+        }
+        i += 1;
+        if now.iter().any(|&sid| dfa.is_special(sid)) {
+            break;
+        }
+    }
+    *states = now;
+    i
 }
 
 /// Literals one of which starts every match of `pattern`; None when
