@@ -9,7 +9,8 @@
 //! path in runs only the rules that can touch it. Long texts (tool output
 //! up to the redactor's window, 1–4 KB: three quarters of the bytes) are
 //! screened too: the union of the literals is a slower search (about
-//! 1.8 GB/s walked in four pieces, 650 MB/s in one; no SIMD prefilter)
+//! 1.8 GB/s walked in four pieces, 650 MB/s in one, measured before the
+//! walk had registers of its own; no SIMD prefilter)
 //! than each rule's own, but on real output
 //! the rules' literals are everywhere (paths under the home, `api`,
 //! `token`), so their prefilters stop all the time, and the screen lets
@@ -150,7 +151,8 @@ impl Screen {
     /// runs at the memory's latency (four cycles a byte, 1.5 ns). A longer
     /// text is cut into two or four pieces walked side by side, a step of
     /// each in turn: 0.8 ns a byte with two, 0.55 with four (measured on
-    /// tool output; eight were slower than four).
+    /// tool output before `steps` kept the walk in registers; eight were
+    /// slower than four).
     pub(super) fn scan(&self, text: &str, patterns: &mut [bool]) -> Needs {
         let mut needs = Needs::default();
         let bytes = text.as_bytes();
