@@ -196,28 +196,14 @@ impl Screen {
         };
         let heads: [&[u8]; N] = std::array::from_fn(|k| &bytes[starts[k]..][..piece]);
         let mut states = [self.start; N];
-        let mut walked = 0;
-        while walked < piece {
-            walked = steps(dfa, heads, &mut states, walked);
-            for (k, &sid) in states.iter().enumerate() {
-                if dfa.is_match(sid) {
-                    found(sid, starts[k] + walked);
-                }
-            }
-        }
+        side_by_side(dfa, heads, starts, &mut states, &mut found);
+        // Each piece's rest to its end, on its own: the longest literal
+        // less one byte (what the next piece walked before its place),
+        // the last piece what the cut into `N` left over too.
         for k in 0..N {
-            let mut sid = states[k];
-            for (at, &byte) in bytes
-                .iter()
-                .enumerate()
-                .take(ends[k])
-                .skip(starts[k] + piece)
-            {
-                sid = dfa.next_state(Anchored::No, sid, byte);
-                if dfa.is_match(sid) {
-                    found(sid, at + 1);
-                }
-            }
+            let from = starts[k] + piece;
+            let rest = [&bytes[from..ends[k]]];
+            side_by_side(dfa, rest, [from], &mut [states[k]], &mut found);
         }
     }
 
@@ -235,6 +221,27 @@ impl Screen {
                         *run = true;
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Walk `heads` (of one length; each starts at its `at` in the text)
+/// from `states` to their ends, handing each match to `found` with where
+/// it ends.
+fn side_by_side<const N: usize>(
+    dfa: &DFA,
+    heads: [&[u8]; N],
+    at: [usize; N],
+    states: &mut [StateID; N],
+    found: &mut impl FnMut(StateID, usize),
+) {
+    let mut walked = 0;
+    while walked < heads[0].len() {
+        walked = steps(dfa, heads, states, walked);
+        for (k, &sid) in states.iter().enumerate() {
+            if dfa.is_match(sid) {
+                found(sid, at[k] + walked);
             }
         }
     }
