@@ -37,8 +37,8 @@ thread_local! {
 }
 
 /// The first `len` bytes of `buf`, grown (zeroed) only past its longest
-/// length yet: cut back and grown again for each read, a build zeroed
-/// every chunk it read once more before reading it.
+/// length yet: cut to each read's length, the buffer was zeroed again
+/// before every read longer than the one before it.
 fn zeroed_prefix(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
     if buf.len() < len {
         buf.resize(len, 0);

@@ -77,9 +77,10 @@ fn read_range_by(
     }
     let read_bytes = read_bytes.max(1);
     let mut buf = READ_BUFFER.take();
-    // Never cut shorter: the bytes past `read_bytes` that a cut line made
-    // room for in an earlier file are zeroed already (cut back and grown
-    // again, half the files zeroed 256 KB more).
+    // Never cut shorter: the bytes past `read_bytes` that a long line made
+    // room for in an earlier file are zeroed already (cut back at each
+    // file, the buffer was zeroed again at each file's first line longer
+    // than one read).
     if buf.len() < read_bytes {
         buf.resize(read_bytes, 0);
     }
