@@ -378,13 +378,9 @@ impl Loose<u64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::skim::lossy;
     use super::*;
     use std::io::Write;
-
-    /// A line's text as a reader would show it: invalid UTF-8 replaced.
-    fn lossy(bytes: &[u8]) -> String {
-        String::from_utf8_lossy(bytes).into_owned()
-    }
 
     #[derive(Deserialize)]
     struct T {
@@ -457,12 +453,7 @@ mod tests {
                 t = r;
             }
             if !t.iter().all(u8::is_ascii_whitespace) {
-                out.push((
-                    pos.line,
-                    String::from_utf8_lossy(t).into_owned(),
-                    unterminated,
-                    pos.offset,
-                ));
+                out.push((pos.line, lossy(t), unterminated, pos.offset));
             }
         }
         (out, pos)

@@ -58,7 +58,7 @@ fn skim<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, Refused> {
 }
 
 /// The text of `bytes`, invalid UTF-8 replaced (U+FFFD).
-fn lossy(bytes: &[u8]) -> String {
+pub(super) fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 

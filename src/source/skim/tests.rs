@@ -312,7 +312,7 @@ proptest! {
             let i = place.index(bytes.len() + 1);
             bytes.splice(i..i, seq);
         }
-        let lossy = String::from_utf8_lossy(&bytes).into_owned();
+        let lossy = lossy(&bytes);
         let read = |line: &[u8]| {
             let mut repaired = None;
             crate::source::jsonl::parse_line::<Record>(line, &mut repaired)
