@@ -9,29 +9,46 @@ use super::{write_at, Chunk, Piece, Spill, Turns, RUN_BYTES};
 /// them, each on a thread of its own: waited for when dropped.
 #[derive(Debug, Default)]
 #[must_use = "copies run until waited for"]
-pub struct Copies(Vec<std::thread::JoinHandle<bool>>);
+pub struct Copies {
+    threads: Vec<std::thread::JoinHandle<bool>>,
+    /// A write run here and now (no thread could be had) failed: said by
+    /// [`Copies::wait`] as a thread's failure is.
+    failed_here: bool,
+}
 
 impl Copies {
     pub fn push(&mut self, copy: std::thread::JoinHandle<bool>) {
-        self.0.push(copy);
+        self.threads.push(copy);
     }
 
     /// Run `write` on a thread of its own (here and now if no thread can
     /// be had), to be waited for with the copies.
     pub fn run(&mut self, write: impl FnOnce() -> bool + Send + 'static) {
+        self.run_on(write, |job| {
+            std::thread::Builder::new()
+                .name("ccwiki-save".into())
+                .spawn(job)
+        });
+    }
+
+    /// [`Copies::run`] with the thread made by `spawn` (which may refuse).
+    fn run_on<W, S>(&mut self, write: W, spawn: S)
+    where
+        W: FnOnce() -> bool + Send + 'static,
+        S: FnOnce(
+            Box<dyn FnOnce() -> bool + Send>,
+        ) -> std::io::Result<std::thread::JoinHandle<bool>>,
+    {
         use std::sync::{Arc, Mutex};
         // Shared, so that it is still here when the thread is refused.
         let job = Arc::new(Mutex::new(Some(write)));
         let theirs = Arc::clone(&job);
-        let take = |job: &Mutex<Option<_>>| job.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let spawned = std::thread::Builder::new()
-            .name("ccwiki-save".into())
-            .spawn(move || take(&theirs).is_some_and(|w| w()));
-        match spawned {
+        let take = |job: &Mutex<Option<W>>| job.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match spawn(Box::new(move || take(&theirs).is_some_and(|w| w()))) {
             Ok(handle) => self.push(handle),
             Err(_) => {
                 if let Some(write) = take(&job) {
-                    write();
+                    self.failed_here |= !write();
                 }
             }
         }
@@ -39,7 +56,7 @@ impl Copies {
 
     /// No copy to wait for.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.threads.is_empty() && !self.failed_here
     }
 
     /// Wait for every copy; false when one failed (its bytes are not all
@@ -50,8 +67,8 @@ impl Copies {
 
     fn join(&mut self) -> bool {
         // Every one joined, whatever the others say.
-        let mut ok = true;
-        for copy in self.0.drain(..) {
+        let mut ok = !std::mem::take(&mut self.failed_here);
+        for copy in self.threads.drain(..) {
             ok &= copy.join().unwrap_or(false);
         }
         ok
@@ -180,6 +197,29 @@ mod tests {
         let mut failing = Copies::default();
         failing.run(|| true);
         failing.run(|| false);
+        assert!(!failing.wait());
+    }
+
+    /// With no thread to be had, a write runs here and now, and what it
+    /// says is said by `wait` as a thread's would be.
+    #[test]
+    fn a_write_run_here_when_no_thread_is_had_still_says_it_failed() {
+        let refuse = |_| Err(std::io::Error::other("no thread"));
+        let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut copies = Copies::default();
+        let mark = std::sync::Arc::clone(&ran);
+        copies.run_on(
+            move || {
+                mark.store(true, std::sync::atomic::Ordering::SeqCst);
+                true
+            },
+            refuse,
+        );
+        assert!(ran.load(std::sync::atomic::Ordering::SeqCst), "run at once");
+        assert!(copies.wait());
+        let mut failing = Copies::default();
+        failing.run_on(|| false, refuse);
+        assert!(!failing.is_empty(), "a failure is still to be said");
         assert!(!failing.wait());
     }
 
