@@ -187,3 +187,70 @@ fn a_long_session_continues_on_numbered_pages() {
         assert_eq!(on, 1, "{marker} is on exactly one page");
     }
 }
+
+/// A page that holds only sub-agents (the session's own turns all on the
+/// pages before it) has no empty conversation section; the page with the
+/// session's turns has one.
+#[test]
+fn a_page_of_sub_agents_only_has_no_conversation_section() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("src/projects/-home-u-agents");
+    let id = "0a9e0000-0000-4000-8000-000000000000";
+    std::fs::create_dir_all(dir.join(id).join("subagents")).unwrap();
+    let line = |kind: &str, i: usize, side: bool, message: String| {
+        let agent = if side {
+            r#""isSidechain":true,"agentId":"a1","#
+        } else {
+            ""
+        };
+        format!(
+            r#"{{"type":"{kind}",{agent}"sessionId":"{id}","uuid":"{kind}{i}{side}","cwd":"/home/u/agents","timestamp":"2026-03-01T10:{i:02}:00Z","message":{message}}}"#
+        )
+    };
+    let prompt = |text: &str| format!(r#"{{"role":"user","content":"{text}"}}"#);
+    let answer = |n: usize, text: &str| {
+        format!(
+            r#"{{"id":"msg_{n}","role":"assistant","model":"claude-x","content":[{{"type":"text","text":"{text}"}}]}}"#
+        )
+    };
+    let session = [
+        line("user", 1, false, prompt("own-prompt-marker look around")),
+        line("assistant", 2, false, answer(1, "own-answer-marker done")),
+    ];
+    std::fs::write(dir.join(format!("{id}.jsonl")), session.join("\n") + "\n").unwrap();
+    // Half a megabyte of answers: more than the first page has room for.
+    let long = "word ".repeat(50_000);
+    let agent = [
+        line("user", 3, true, prompt("agent-prompt-marker dig in")),
+        line(
+            "assistant",
+            4,
+            true,
+            answer(2, &format!("agent-answer-marker {long}")),
+        ),
+        line("assistant", 5, true, answer(3, &long)),
+    ];
+    std::fs::write(
+        dir.join(id).join("subagents/agent-a1.jsonl"),
+        agent.join("\n") + "\n",
+    )
+    .unwrap();
+    let site = build(tmp.path());
+
+    let first = std::fs::read_to_string(site.join("sessions/0a9e0000/index.html")).unwrap();
+    let second = std::fs::read_to_string(site.join("sessions/0a9e0000/2/index.html")).unwrap();
+    assert!(first.contains("own-prompt-marker") && !first.contains("agent-answer-marker"));
+    assert!(
+        first.contains("class=\"conversation\""),
+        "its turns' section"
+    );
+    assert!(second.contains("agent-answer-marker") && !second.contains("own-answer-marker"));
+    assert!(
+        second.contains("class=\"subagents\""),
+        "the sub-agents' section"
+    );
+    assert!(
+        !second.contains("class=\"conversation\""),
+        "no empty conversation section"
+    );
+}

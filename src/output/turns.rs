@@ -35,6 +35,11 @@ pub fn write_all(view: &mut SessionView<'_>, root: &str, written: &mut Written) 
     written.ends.clear();
     for turns in lists(view) {
         if let Turns::Views(views) = turns {
+            // An empty list stays one, for the template to leave out (a
+            // later page of a long session may hold only sub-agents).
+            if views.is_empty() {
+                continue;
+            }
             write(views, root, &mut written.html);
             *turns = Turns::Html(marker(written.ends.len()));
             written.ends.push(written.html.len());
