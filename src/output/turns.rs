@@ -483,18 +483,13 @@ mod tests {
         let mut view = session(vec![prompt("one")], vec![vec![prompt("two")], vec![]]);
         let mut written = Written::default();
         write_all(&mut view, "../", &mut written);
-        let lists = [
-            &view.turns,
-            &view.subagents[0].turns,
-            &view.subagents[1].turns,
-        ];
-        let markers = lists.map(|t| html(t).to_string());
-        assert_eq!(markers, [marker(0), marker(1), marker(2)]);
+        let markers = [&view.turns, &view.subagents[0].turns].map(|t| html(t).to_string());
+        assert_eq!(markers, [marker(0), marker(1)]);
+        // An empty list stays one, for the template to leave out.
+        let empty = |t: &Turns<'_>| matches!(t, Turns::Views(v) if v.is_empty());
+        assert!(empty(&view.subagents[1].turns));
         // A template shows the sub-agents before the session's own turns.
-        let page = format!(
-            "<h1>s</h1>{1}<hr>{2}<main>{0}</main>",
-            markers[0], markers[1], markers[2]
-        );
+        let page = format!("<h1>s</h1>{1}<hr><main>{0}</main>", markers[0], markers[1]);
         let mut out = b"kept ".to_vec();
         assert!(written.splice(page.as_bytes(), &mut out));
         let turns = |turns: &[TurnView<'_>]| {
@@ -502,14 +497,24 @@ mod tests {
             write(turns, "../", &mut html);
             html
         };
-        let (one, two, none) = (turns(&[prompt("one")]), turns(&[prompt("two")]), turns(&[]));
+        let (one, two) = (turns(&[prompt("one")]), turns(&[prompt("two")]));
         assert!(one.contains("one") && two.contains("two"));
-        let spliced = format!("kept <h1>s</h1>{two}<hr>{none}<main>{one}</main>");
+        let spliced = format!("kept <h1>s</h1>{two}<hr><main>{one}</main>");
         assert_eq!(String::from_utf8(out).unwrap(), spliced);
         written.unmark(&mut view);
         assert_eq!(html(&view.turns), one);
         assert_eq!(html(&view.subagents[0].turns), two);
-        assert_eq!(html(&view.subagents[1].turns), none);
+        assert!(empty(&view.subagents[1].turns));
+
+        // A page of sub-agents only: the first list written is theirs.
+        let mut view = session(vec![], vec![vec![prompt("three")]]);
+        write_all(&mut view, "../", &mut written);
+        assert!(empty(&view.turns));
+        assert_eq!(html(&view.subagents[0].turns), marker(0));
+        let mut out = Vec::new();
+        assert!(written.splice(format!("<i>{}</i>", marker(0)).as_bytes(), &mut out));
+        let three = turns(&[prompt("three")]);
+        assert_eq!(String::from_utf8(out).unwrap(), format!("<i>{three}</i>"));
     }
 
     #[test]
