@@ -5,7 +5,9 @@
 //! slug (`skills/<slug>.html`) must not take the place of its folder's list
 //! (`skills/index.html`).
 
-use rustc_hash::FxHashSet;
+// Keyed by names from the data: hashed with a seed drawn at random (not
+// Fx's fixed one), so names crafted to collide cannot make lookups slow.
+use foldhash::HashSet;
 
 /// Longest slug, in bytes.
 pub const MAX_LEN: usize = 64;
@@ -37,7 +39,7 @@ pub fn slugify(text: &str) -> String {
 /// Hands out slugs unique within one folder of the site.
 #[derive(Debug, Default)]
 pub struct SlugSet {
-    taken: FxHashSet<String>,
+    taken: HashSet<String>,
 }
 
 impl SlugSet {

@@ -122,7 +122,7 @@ pub struct Stager {
     others: Mutex<Vec<(String, u64, i64)>>,
     /// Folders made in the new site so far: ten thousand pages of one
     /// folder asked the file system to make it ten thousand times.
-    made: Mutex<rustc_hash::FxHashSet<Box<str>>>,
+    made: Mutex<foldhash::HashSet<Box<str>>>,
     unchanged: AtomicUsize,
     kept: AtomicUsize,
     bytes: AtomicU64,

@@ -9,7 +9,6 @@ use crate::base::slugs::{slugify, SlugSet};
 use crate::knowledge::model::{short_id, Knowledge, MemoryKind};
 use crate::source::memory::wikilinks;
 use chrono::{DateTime, Utc};
-use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
@@ -469,7 +468,9 @@ struct Resolver<'a> {
     hrefs: &'a [String],
     projects: &'a [String],
     /// Lower-cased name, stem and slug → memory indexes.
-    by_name: FxHashMap<String, Vec<usize>>,
+    /// Keyed by names from the data: foldhash, seeded at random (see
+    /// `base::slugs`).
+    by_name: foldhash::HashMap<String, Vec<usize>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -487,7 +488,8 @@ impl<'a> Resolver<'a> {
                 ]
             })
             .collect();
-        let mut by_name = FxHashMap::with_capacity_and_hasher(keys.len() * 3, Default::default());
+        let mut by_name =
+            foldhash::HashMap::with_capacity_and_hasher(keys.len() * 3, Default::default());
         for (i, names) in keys.into_iter().enumerate() {
             for k in names {
                 let v: &mut Vec<usize> = by_name.entry(k).or_default();

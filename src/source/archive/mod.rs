@@ -19,7 +19,9 @@ use crate::base::error::Error;
 use crate::base::walk::{Listed, Walked};
 use crate::source::discover::Root;
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+// Keyed by names from the data: hashed with a seed drawn at random (not
+// Fx's fixed one), so names crafted to collide cannot make lookups slow.
+use foldhash::{HashMap, HashSet};
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::path::{Path, PathBuf};
 use store::Store;
@@ -100,7 +102,7 @@ pub struct Kept {
     /// The sources of the build, as the archive names them.
     pub sources: std::collections::BTreeSet<String>,
     /// Every live file (by name) and the content each copy has now.
-    pub live: FxHashMap<String, Vec<(PathBuf, ObjectId)>>,
+    pub live: HashMap<String, Vec<(PathBuf, ObjectId)>>,
     /// Files whose content was new to the archive.
     pub new_files: usize,
     /// Bytes read to archive them.
@@ -245,7 +247,7 @@ impl Archive {
                     .map(|((_, name), versions)| (name.as_str(), versions))
             })
         };
-        let names: FxHashSet<&str> = (of_sources())
+        let names: HashSet<&str> = (of_sources())
             .filter(|(name, versions)| wanted(name, versions))
             .map(|(name, _)| name)
             .collect();
@@ -308,7 +310,7 @@ impl Archive {
     ) {
         // The versions kept before, by name: looked up without a key made
         // for each file, nor the source compared again in each lookup.
-        let earlier: FxHashMap<&str, &[Version]> = (self.store.files)
+        let earlier: HashMap<&str, &[Version]> = (self.store.files)
             .range((source.to_string(), String::new())..)
             .take_while(|((s, _), _)| s == source)
             .map(|((_, name), versions)| (name.as_str(), versions.as_slice()))
@@ -344,7 +346,7 @@ impl Archive {
         // A version that a longer live copy holds is dropped only when no
         // live copy still has exactly it.
         if !superseded.is_empty() {
-            let live_ids: FxHashSet<(&str, ObjectId)> = (files.iter().zip(&objects))
+            let live_ids: HashSet<(&str, ObjectId)> = (files.iter().zip(&objects))
                 .filter_map(|(f, id)| Some((f.name.as_str(), (*id)?)))
                 .collect();
             drops.extend(
