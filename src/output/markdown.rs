@@ -96,6 +96,75 @@ pub fn render_into(text: &str, root: &str, out: &mut String) {
     html::push_html(out, events);
 }
 
+/// `text`, one line of a list (a session's digest, a prompt in the
+/// timeline), as inline HTML: code spans, emphasis, strong and struck
+/// text marked up, everything else as text. A link is its text (the line
+/// may itself be a link), raw HTML is shown, and a line that starts like
+/// a block (`1. `, `- `, `# `, `> `, a fence, `[x]: y`) stays that text:
+/// a one-line text is a line in a list, not a page.
+pub fn inline_into(text: &str, out: &mut String) {
+    if !text.bytes().any(|b| matches!(b, b'`' | b'*' | b'_' | b'~')) {
+        pulldown_cmark_escape::escape_html(&mut *out, text).ok();
+        return;
+    }
+    let line = inline_only(text);
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_STRIKETHROUGH);
+    for event in Parser::new_ext(&line, opts) {
+        let tag = match event {
+            Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => {
+                pulldown_cmark_escape::escape_html(&mut *out, &t).ok();
+                continue;
+            }
+            Event::Code(c) => {
+                out.push_str("<code>");
+                pulldown_cmark_escape::escape_html(&mut *out, &c).ok();
+                out.push_str("</code>");
+                continue;
+            }
+            Event::SoftBreak | Event::HardBreak => " ",
+            Event::Start(Tag::Emphasis) => "<em>",
+            Event::End(TagEnd::Emphasis) => "</em>",
+            Event::Start(Tag::Strong) => "<strong>",
+            Event::End(TagEnd::Strong) => "</strong>",
+            Event::Start(Tag::Strikethrough) => "<del>",
+            Event::End(TagEnd::Strikethrough) => "</del>",
+            _ => "",
+        };
+        out.push_str(tag);
+    }
+}
+
+/// `line` with a backslash before what would make it start a block
+/// (each of these is ASCII punctuation, which a backslash makes plain).
+fn inline_only(line: &str) -> std::borrow::Cow<'_, str> {
+    let b = line.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let spaced = |at: usize| b.get(at).is_none_or(|c| *c == b' ' || *c == b'\t');
+    let fence = |c: u8| b.len() >= 3 && b[..3].iter().all(|&x| x == c);
+    let rule = |c: u8| {
+        b.iter().filter(|&&x| x == c).count() >= 3 && b.iter().all(|&x| x == c || x == b' ')
+    };
+    let hashes = b.iter().take_while(|&&c| c == b'#').count();
+    let at = match b.first() {
+        // An ordered list item: `1.` or `1)` after up to nine digits.
+        Some(c) if c.is_ascii_digit() => {
+            (digits <= 9 && matches!(b.get(digits), Some(b'.' | b')')) && spaced(digits + 1))
+                .then_some(digits)
+        }
+        Some(b'-' | b'+' | b'*') if spaced(1) => Some(0),
+        Some(&c @ (b'-' | b'*' | b'_')) if rule(c) => Some(0),
+        Some(&c @ (b'`' | b'~')) if fence(c) => Some(0),
+        Some(b'#') if (1..=6).contains(&hashes) && spaced(hashes) => Some(0),
+        Some(b'>' | b'[') => Some(0),
+        _ => None,
+    };
+    match at {
+        Some(at) => std::borrow::Cow::Owned(format!("{}\\{}", &line[..at], &line[at..])),
+        None => std::borrow::Cow::Borrowed(line),
+    }
+}
+
 /// A fenced block as `<pre><code>`, coloured when it is not too long.
 fn code_block(syntax: &Syntax, lang: &str, body: &str) -> String {
     let class = crate::base::slugs::slugify(lang);
@@ -255,6 +324,69 @@ mod tests {
             "[a](@/notes/x/index.html)",
         ] {
             assert!(render(md, "").contains("href="), "{md}");
+        }
+    }
+
+    fn line(text: &str) -> String {
+        let mut out = String::new();
+        inline_into(text, &mut out);
+        out
+    }
+
+    #[test]
+    fn a_line_shows_code_and_emphasis_and_stays_one_line() {
+        assert_eq!(
+            line("Committed as `462255fb`, **done** and *checked* ~~not~~"),
+            "Committed as <code>462255fb</code>, <strong>done</strong> and <em>checked</em> <del>not</del>"
+        );
+        assert_eq!(line("no markup <b>&amp;"), "no markup &lt;b&gt;&amp;amp;");
+        assert_eq!(
+            line("see [the docs](https://x.y) and <i>`a<b`</i>"),
+            "see the docs and &lt;i&gt;<code>a&lt;b</code>&lt;/i&gt;"
+        );
+        // A line that starts like a block keeps what starts it.
+        for (md, shown) in [
+            ("1. Fix `a`", "1. Fix <code>a</code>"),
+            ("12) Fix `a`", "12) Fix <code>a</code>"),
+            ("- item `a`", "- item <code>a</code>"),
+            ("* item `a`", "* item <code>a</code>"),
+            ("+ item `a`", "+ item <code>a</code>"),
+            ("# title `a`", "# title <code>a</code>"),
+            ("> quoted `a`", "&gt; quoted <code>a</code>"),
+            ("[a]: b `c`", "[a]: b <code>c</code>"),
+            ("```rust", "```rust"),
+            ("~~~", "~~~"),
+            ("***", "***"),
+            ("- - -", "- - -"),
+            ("___", "___"),
+        ] {
+            assert_eq!(line(md), shown, "{md}");
+        }
+        assert_eq!(line("**bold** start"), "<strong>bold</strong> start");
+        assert_eq!(line("snake_case_name"), "snake_case_name");
+    }
+
+    proptest::proptest! {
+        /// Whatever a line holds, its HTML has no tag but the inline ones
+        /// it makes, each closed, and every `<` of the text escaped.
+        #[test]
+        fn a_line_makes_only_inline_tags(text in "([a-z ]|`|\\*|_|~|<|>|&|\\[|\\]|\\(|\\)|#|-|1\\.|!|\\\\|\"|:)*") {
+            let html = line(&text);
+            let mut rest = html.as_str();
+            let mut open = Vec::new();
+            while let Some(at) = rest.find('<') {
+                let end = rest[at..].find('>').map(|e| at + e).expect("a tag ends");
+                let tag = &rest[at + 1..end];
+                match tag.strip_prefix('/') {
+                    Some(name) => proptest::prop_assert_eq!(open.pop(), Some(name.to_string()), "{}", html),
+                    None => {
+                        proptest::prop_assert!(["code", "em", "strong", "del"].contains(&tag), "{}", html);
+                        open.push(tag.to_string());
+                    }
+                }
+                rest = &rest[end + 1..];
+            }
+            proptest::prop_assert!(open.is_empty(), "{}", html);
         }
     }
 }

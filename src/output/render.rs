@@ -216,6 +216,7 @@ impl Renderer {
         tera.set_fallback_prefixes([THEME_PREFIX, BUILTIN_PREFIX])
             .map_err(tmpl_err)?;
         tera.register_filter("markdown", markdown_filter);
+        tera.register_filter("markdown_line", markdown_line_filter);
         tera.register_filter("grouped", |n: u64, _: Kwargs, _: &State| {
             crate::base::text::grouped(n)
         });
@@ -608,6 +609,14 @@ pub(crate) fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResu
     Ok(Value::safe_string(&crate::output::markdown::render(
         text, root,
     )))
+}
+
+/// `{{ text | markdown_line }}`: one line of untrusted Markdown as safe
+/// inline HTML (see [`crate::output::markdown::inline_into`]).
+pub(crate) fn markdown_line_filter(text: &str, _: Kwargs, _: &State) -> TeraResult<Value> {
+    let mut out = String::with_capacity(text.len() + 16);
+    crate::output::markdown::inline_into(text, &mut out);
+    Ok(Value::safe_string(&out))
 }
 
 /// What identifies the pages a renderer makes beyond their own inputs:

@@ -8,6 +8,7 @@
 //! ways and compares. A theme or wiki that overrides the timeline page or
 //! the partial gets them through Tera, as before.
 
+use crate::output::markdown::inline_into;
 use crate::output::turns::escape;
 use crate::site::assemble::views::{Days, TimelineDay, TimelineView};
 
@@ -58,10 +59,10 @@ fn write(days: &[TimelineDay<'_>], root: &str, out: &mut String) {
             match &e.session {
                 Some(row) => {
                     link_open(out, "<a href=\"", root, &row.href);
-                    escape(out, &e.text);
+                    inline_into(&e.text, out);
                     out.push_str("</a>");
                 }
-                None => escape(out, &e.text),
+                None => inline_into(&e.text, out),
             }
             out.push_str("</span>\n      ");
             if let Some(p) = &e.project {
@@ -96,6 +97,7 @@ mod tests {
     fn through_tera(days: &[TimelineDay<'_>], root: &str) -> String {
         let mut tera = tera::Tera::new();
         tera.autoescape_on([".html"]);
+        tera.register_filter("markdown_line", crate::output::render::markdown_line_filter);
         let partial = crate::output::render::BUILTIN_TEMPLATES
             .iter()
             .find(|(n, _)| *n == "partials/timeline_days.html")
@@ -107,9 +109,10 @@ mod tests {
         tera.render(partial.0, &ctx).unwrap()
     }
 
-    /// A text with what must be escaped, and nothing.
+    /// A text with what must be escaped, Markdown that a line shows
+    /// (code, emphasis, a line that starts like a list), and nothing.
     fn text() -> impl Strategy<Value = String> {
-        "(a|b c|<i>|&amp;|\"|'|é|/|)*"
+        "(a|b c|<i>|&amp;|\"|'|é|/|`x`|\\*|_|~~|1. |- |# |)*"
     }
 
     /// One entry: (minutes into the day, a prompt or a start, its text,
