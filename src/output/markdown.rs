@@ -103,10 +103,25 @@ pub fn render_into(text: &str, root: &str, out: &mut String) {
 /// a block (`1. `, `- `, `# `, `> `, a fence, `[x]: y`) stays that text:
 /// a one-line text is a line in a list, not a page.
 pub fn inline_into(text: &str, out: &mut String) {
-    if !text.bytes().any(|b| matches!(b, b'`' | b'*' | b'_' | b'~')) {
-        pulldown_cmark_escape::escape_html(&mut *out, text).ok();
-        return;
+    // A line's blanks at either end are not shown (the parser drops them).
+    let text = text.trim_matches([' ', '\t']);
+    // Without a byte that starts inline Markdown (code, emphasis, struck
+    // text, a link or image, an autolink or raw HTML, an entity, an
+    // escape), the HTML is the text escaped: most lines.
+    match memchr::memchr3(b'`', b'*', b'_', text.as_bytes()).is_some()
+        || text
+            .bytes()
+            .any(|b| matches!(b, b'~' | b'[' | b'<' | b'&' | b'\\'))
+    {
+        true => inline_parsed(text, out),
+        false => {
+            pulldown_cmark_escape::escape_html(&mut *out, text).ok();
+        }
     }
+}
+
+/// [`inline_into`] through the parser, whatever the line holds.
+fn inline_parsed(text: &str, out: &mut String) {
     let line = inline_only(text);
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_STRIKETHROUGH);
@@ -339,7 +354,11 @@ mod tests {
             line("Committed as `462255fb`, **done** and *checked* ~~not~~"),
             "Committed as <code>462255fb</code>, <strong>done</strong> and <em>checked</em> <del>not</del>"
         );
-        assert_eq!(line("no markup <b>&amp;"), "no markup &lt;b&gt;&amp;amp;");
+        assert_eq!(
+            line("no markup \"here\" > there"),
+            "no markup &quot;here&quot; &gt; there"
+        );
+        assert_eq!(line("raw <b>&amp;"), "raw &lt;b&gt;&amp;");
         assert_eq!(
             line("see [the docs](https://x.y) and <i>`a<b`</i>"),
             "see the docs and &lt;i&gt;<code>a&lt;b</code>&lt;/i&gt;"
@@ -367,6 +386,15 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// A line without inline Markdown is not parsed, and shows as it
+        /// would parsed.
+        #[test]
+        fn a_line_left_unparsed_shows_as_parsed(text in "([a-z ]|>|#|-|1\\.|!|\"|'|:|é|\\]|\\(|\\)|&|&amp;|&#33;|<|`|\\*|_|~|\\[|\\\\)*") {
+            let mut parsed = String::new();
+            inline_parsed(text.trim_matches([' ', '\t']), &mut parsed);
+            proptest::prop_assert_eq!(line(&text), parsed);
+        }
+
         /// Whatever a line holds, its HTML has no tag but the inline ones
         /// it makes, each closed, and every `<` of the text escaped.
         #[test]
