@@ -108,15 +108,12 @@ pub fn inline_into(text: &str, out: &mut String) {
     // Without a byte that starts inline Markdown (code, emphasis, struck
     // text, a link or image, an autolink or raw HTML, an entity, an
     // escape), the HTML is the text escaped: most lines.
-    match memchr::memchr3(b'`', b'*', b'_', text.as_bytes()).is_some()
-        || text
-            .bytes()
-            .any(|b| matches!(b, b'~' | b'[' | b'<' | b'&' | b'\\'))
-    {
-        true => inline_parsed(text, out),
-        false => {
-            pulldown_cmark_escape::escape_html(&mut *out, text).ok();
-        }
+    let inline = memchr::memchr3(b'`', b'*', b'_', text.as_bytes()).is_some()
+        || (text.bytes()).any(|b| matches!(b, b'~' | b'[' | b'<' | b'&' | b'\\'));
+    if inline {
+        inline_parsed(text, out);
+    } else {
+        pulldown_cmark_escape::escape_html(&mut *out, text).ok();
     }
 }
 
