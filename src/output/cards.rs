@@ -14,7 +14,7 @@
 //! ways and compare. A theme or wiki that overrides one of those
 //! templates gets them through Tera.
 
-use crate::output::turns::escape;
+use crate::output::markdown::escape;
 use crate::site::assemble::views::{
     Apart, HomeView, ListView, MemoryBody, MemoryCard, ProjectView,
 };

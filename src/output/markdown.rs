@@ -85,8 +85,9 @@ pub fn render_into(text: &str, root: &str, out: &mut String) {
                 None
             }
             Some((target, _)) => {
-                let escaped = escape(target.trim());
-                let code = format!(" <code class=\"link-target\">{escaped}</code>");
+                let mut code = String::from(" <code class=\"link-target\">");
+                escape(&mut code, target.trim());
+                code.push_str("</code>");
                 Some(Event::InlineHtml(CowStr::from(code)))
             }
         },
@@ -113,7 +114,7 @@ pub fn inline_into(text: &str, out: &mut String) {
     if inline {
         inline_parsed(text, out);
     } else {
-        pulldown_cmark_escape::escape_html(&mut *out, text).ok();
+        escape(out, text);
     }
 }
 
@@ -125,12 +126,12 @@ fn inline_parsed(text: &str, out: &mut String) {
     for event in Parser::new_ext(&line, opts) {
         let tag = match event {
             Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => {
-                pulldown_cmark_escape::escape_html(&mut *out, &t).ok();
+                escape(out, &t);
                 continue;
             }
             Event::Code(c) => {
                 out.push_str("<code>");
-                pulldown_cmark_escape::escape_html(&mut *out, &c).ok();
+                escape(out, &c);
                 out.push_str("</code>");
                 continue;
             }
@@ -185,16 +186,17 @@ fn code_block(syntax: &Syntax, lang: &str, body: &str) -> String {
     out.push_str(&class);
     out.push_str("\">");
     if !crate::site::highlight::code_into(syntax, body, &mut out) {
-        pulldown_cmark_escape::escape_html(&mut out, body).ok();
+        escape(&mut out, body);
     }
     out.push_str("</code></pre>\n");
     out
 }
 
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    pulldown_cmark_escape::escape_html(&mut out, text).ok();
-    out
+/// Tera's escaping of `{{ x }}` in an HTML template (the `fast` feature's),
+/// appended to `out`.
+pub(crate) fn escape(out: &mut String, text: &str) {
+    // Writing to a String cannot fail.
+    let _ = pulldown_cmark_escape::escape_html(&mut *out, text);
 }
 
 /// A relative link in content (`docs/install.md`, `spec/x.rb:118`) points

@@ -8,8 +8,7 @@
 //! ways and compares. A theme or wiki that overrides the timeline page or
 //! the partial gets them through Tera, as before.
 
-use crate::output::markdown::inline_into;
-use crate::output::turns::escape;
+use crate::output::markdown::{escape, inline_into};
 use crate::site::assemble::views::{Days, TimelineDay, TimelineView};
 
 /// The templates whose built-in text this module stands in for: the

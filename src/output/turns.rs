@@ -8,7 +8,7 @@
 //! a test renders random turns both ways and compares. A theme or wiki
 //! that overrides one of those templates gets them through Tera, as before.
 
-use crate::output::markdown::render_into as markdown;
+use crate::output::markdown::{escape, render_into as markdown};
 use crate::output::splice::{marker, splice};
 #[cfg(test)]
 use crate::site::assemble::views::SubagentView;
@@ -279,12 +279,6 @@ fn time_in(out: &mut String, lead: &str, time: Option<&str>) {
 /// A template's `{% if x %}` of an optional text: an empty one is false.
 fn nonempty(s: Option<&str>) -> Option<&str> {
     s.filter(|s| !s.is_empty())
-}
-
-/// Tera's escaping of `{{ x }}` in an HTML template (the `fast` feature's).
-pub(crate) fn escape(out: &mut String, text: &str) {
-    // Writing to a String cannot fail.
-    let _ = pulldown_cmark_escape::escape_html(&mut *out, text);
 }
 
 #[cfg(test)]
