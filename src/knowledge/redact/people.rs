@@ -114,7 +114,7 @@ pub(super) struct People {
     /// any letter in any script are slow to compile.
     other: Lazy<Regex>,
     /// Pattern index -> what it matches: [`OWNER_HOME`], [`DASHED_HOME`],
-    /// [`OTHER_HOME`] or [`NAME`].
+    /// [`EATEN_HOME`], [`OTHER_HOME`] or [`NAME`].
     kinds: Vec<usize>,
 }
 
@@ -125,6 +125,10 @@ const OWNER_HOME: usize = 0;
 const DASHED_HOME: usize = 1;
 const OTHER_HOME: usize = 2;
 const NAME: usize = 3;
+/// The owner's home under a drive letter with its backslashes gone, as a
+/// shell leaves an unquoted Windows path (`cd C:\Users\Eve\x` fails
+/// with `C:UsersEvex`): what follows is glued to the name.
+const EATEN_HOME: usize = 4;
 
 impl People {
     /// The rules, and the regexes that screen for them (see `screen.rs`):
@@ -136,6 +140,7 @@ impl People {
         // (the right-boundary check would reject the shorter one anyway).
         let mut homes: Vec<String> = Vec::new();
         let mut dashed: Vec<String> = Vec::new();
+        let mut eaten: Vec<String> = Vec::new();
         let mut users: Vec<String> = cfg.usernames.iter().map(|u| u.trim().to_string()).collect();
         for h in &cfg.home_dirs {
             let h = h.trim();
@@ -148,8 +153,11 @@ impl People {
             if let Some(p) = dashed_pattern(h) {
                 dashed.push(p);
             }
+            if let Some(p) = eaten_pattern(h) {
+                eaten.push(p);
+            }
         }
-        for v in [&mut homes, &mut dashed] {
+        for v in [&mut homes, &mut dashed, &mut eaten] {
             v.sort_by_key(|p| std::cmp::Reverse(p.len()));
             v.dedup();
         }
@@ -174,6 +182,13 @@ impl People {
         if !dashed.is_empty() {
             patterns.push(dashed.join("|"));
             kinds.push(DASHED_HOME);
+        }
+        // In the plain set too: their literal (`c:users…`) keeps the
+        // prefilter, and a text holding one has no separator for
+        // `for_text` to find.
+        if !eaten.is_empty() {
+            patterns.push(eaten.join("|"));
+            kinds.push(EATEN_HOME);
         }
         let at = patterns.len();
         patterns.push(others.clone());
@@ -245,6 +260,8 @@ fn bounded(text: &str, s: usize, e: usize, group: usize) -> bool {
             before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
                 && after.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
         }
+        // What followed the name lost its separator too: only the left counts.
+        EATEN_HOME => before.is_none_or(|c| !(c.is_alphanumeric() || c == '_')),
         // `-home-dana-code`: the folder name goes on after a dash.
         DASHED_HOME => {
             before.is_none_or(|c| !c.is_alphanumeric())
@@ -438,7 +455,7 @@ impl Redactor {
                 continue;
             }
             let (with, kind) = match group {
-                OWNER_HOME | DASHED_HOME => ("~", K_HOME),
+                OWNER_HOME | DASHED_HOME | EATEN_HOME => ("~", K_HOME),
                 OTHER_HOME => ("~user", K_HOME),
                 _ => ("user", K_USERNAME),
             };
@@ -487,6 +504,25 @@ fn home_pattern(home: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join("/")
     ))
+}
+
+/// Regex for a home under a drive letter as it reads once a shell has
+/// eaten its backslashes (`C:\Users\Eve` is `C:UsersEve`), or None for
+/// any other home.
+fn eaten_pattern(home: &str) -> Option<String> {
+    let b = home.as_bytes();
+    if !(b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') {
+        return None;
+    }
+    let parts: Vec<&str> = home[2..]
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    let drive = (b[0] as char).to_ascii_lowercase();
+    Some(format!("(?i:{drive}:{})", regex::escape(&parts.concat())))
 }
 
 /// Regex for the dashed form of a home directory, as Claude Code names

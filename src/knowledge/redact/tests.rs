@@ -591,6 +591,30 @@ fn windows_homes() {
 }
 
 #[test]
+fn windows_homes_whose_backslashes_a_shell_ate() {
+    // `cd C:\Users\Eve\Documents` unquoted in bash: the error shows the
+    // path with every backslash gone, the name glued to what follows
+    for home in ["C:\\Users\\Eve", "c:/Users/Eve/", "C:\\\\Users\\\\Eve"] {
+        let red = homes(&[home]);
+        assert_eq!(
+            red.redact("cd: c:UsersEveDocumentsVAULT: No such file or directory"),
+            "cd: ~DocumentsVAULT: No such file or directory",
+            "{home}"
+        );
+        assert_eq!(red.redact("C:USERSEVE"), "~", "{home}");
+        assert_eq!(red.redact("{\"x\":\"C:UsersEve\\n\"}"), "{\"x\":\"~\\n\"}");
+        // only a drive letter standing alone starts one
+        assert_eq!(red.redact("abc:UsersEvex"), "abc:UsersEvex");
+        // another drive is somebody else's, and glued it cannot be told
+        // from more text: left alone (the owner's name as a word still goes)
+        assert_eq!(red.redact("D:UsersEvex"), "D:UsersEvex");
+    }
+    // a deeper home is eaten whole
+    let red = homes(&["C:\\Users\\Eve\\home"]);
+    assert_eq!(red.redact("C:UsersEvehomex y"), "~x y");
+}
+
+#[test]
 fn usernames() {
     let red = Redactor::new(&RedactConfig {
         home_dirs: vec!["/home/dana".into()],

@@ -120,6 +120,10 @@ fn check_mixes(mut seed: u64, rounds: usize, len: u64, keep: fn(&str) -> bool) {
         "D:\\Users\\eve".into(),
         "/c/Users/bob".into(),
         "c:/uſers/".into(),
+        // a home whose backslashes a shell ate, glued to what follows
+        "C:UsersÉlodie".into(),
+        "c:uſersélodie".into(),
+        "Élodie".into(),
         "uſers".into(),
         "USERS".into(),
         "c:".into(),
