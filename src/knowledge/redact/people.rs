@@ -288,10 +288,24 @@ fn bounded(text: &str, s: usize, e: usize, group: usize) -> bool {
                 Some(c) if !c.is_alphanumeric() => true,
                 // JSON escapes: "\nDana" starts a new line.
                 Some('n' | 't' | 'r') => text[..s - 1].ends_with('\\'),
+                // URL escapes: "%2Fdana" follows a `/`.
+                Some(c) if c.is_ascii_hexdigit() => url_escape_before(&text[..s]),
                 Some(_) => false,
             };
             left_ok && (after.is_none_or(|c| !c.is_alphanumeric()) || machine_name(&text[e..]))
         }
+    }
+}
+
+/// Whether `before` ends with a URL escape of a byte that is neither a
+/// letter nor a digit (`%2F`, `%5C`, `%20`).
+fn url_escape_before(before: &str) -> bool {
+    match before.as_bytes() {
+        [.., b'%', hi, lo] => {
+            let hex = |b: &u8| (*b as char).to_digit(16);
+            matches!((hex(hi), hex(lo)), (Some(h), Some(l)) if !((h * 16 + l) as u8).is_ascii_alphanumeric())
+        }
+        _ => false,
     }
 }
 

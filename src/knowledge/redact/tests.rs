@@ -1019,3 +1019,18 @@ fn keywords_are_seen_across_windows() {
         assert!(red.patterns_for(&text, true)[cookie_flag], "at {at}");
     }
 }
+
+#[test]
+fn names_after_a_url_escape() {
+    // a path in a URL's query or a link, its separators escaped
+    let red = homes(&["/home/dana", "C:\\Users\\Eve"]);
+    assert_eq!(red.redact("?p=%2Fhome%2Fdana%2Fx"), "?p=%2Fhome%2Fuser%2Fx");
+    assert_eq!(
+        red.redact("C%3A%5CUsers%5CEve%5Cx"),
+        "C%3A%5CUsers%5Cuser%5Cx"
+    );
+    assert_eq!(red.redact("q=%20dana"), "q=%20user");
+    // an escaped letter or digit glues: `%41dana` is `Adana`
+    assert_eq!(red.redact("%41dana"), "%41dana");
+    assert_eq!(red.redact("x2Fdana"), "x2Fdana");
+}

@@ -134,6 +134,8 @@ fn check_mixes(mut seed: u64, rounds: usize, len: u64, keep: fn(&str) -> bool) {
         "123456789:AA".to_string() + &alnum(33),
         "hf_".to_string() + &alnum(30),
         "%3D".into(),
+        "%2F".into(),
+        "%5c".into(),
         "AIza".to_string() + &alnum(35),
         "-b ".into(),
         "-B\t".into(),
