@@ -91,12 +91,23 @@ fn last_answer(turns: &[Turn]) -> Option<&Text> {
     })
 }
 
-/// A text's first paragraph that is not a heading.
+/// A text's first paragraph that is not a heading or a rule (an answer
+/// that opens with `---` ended with nothing to read but a line).
 fn first_paragraph(text: &str) -> &str {
     text.split("\n\n")
         .map(str::trim)
-        .find(|p| !p.is_empty() && !p.starts_with('#'))
+        .find(|p| !p.is_empty() && !p.starts_with('#') && !is_rule(p))
         .unwrap_or(text)
+}
+
+/// Whether `p` is a thematic break: three or more of one of `-`, `*`,
+/// `_`, spaces and tabs between them and nothing else.
+fn is_rule(p: &str) -> bool {
+    let marks = || p.chars().filter(|c| !matches!(c, ' ' | '\t'));
+    let Some(first) = marks().next() else {
+        return false;
+    };
+    matches!(first, '-' | '*' | '_') && marks().all(|c| c == first) && marks().count() >= 3
 }
 
 /// The first text of the first answer in `turns`.
@@ -136,6 +147,24 @@ mod tests {
             name: Text::test(name),
             args: Text::test(""),
         }
+    }
+
+    #[test]
+    fn where_it_ended_skips_headings_and_rules() {
+        assert_eq!(
+            first_paragraph("---\n\nDone: all green."),
+            "Done: all green."
+        );
+        assert_eq!(
+            first_paragraph("# Summary\n\n* * *\n\n___\n\nDone."),
+            "Done."
+        );
+        assert_eq!(first_paragraph("- a list\n\nmore"), "- a list");
+        assert_eq!(first_paragraph("--\n\nx"), "--");
+        assert_eq!(first_paragraph("-*-\n\nx"), "-*-");
+        // nothing else to show: the text as it is
+        assert_eq!(first_paragraph("---"), "---");
+        assert!(is_rule("- - -") && is_rule("*****") && !is_rule("") && !is_rule("--x"));
     }
 
     #[test]
