@@ -31,8 +31,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// Bump when the cached structures change shape.
-const FORMAT: u32 = 11;
+/// Bump when the cached structures change shape, or what extraction
+/// derives into them does (12: where a session ended skips a rule).
+const FORMAT: u32 = 12;
 const PROBE: u64 = crate::source::discover::HEAD_HASHED;
 
 use crate::base::hash::{hash_bytes, path_key};
