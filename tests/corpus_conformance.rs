@@ -604,11 +604,7 @@ fn has_word(text: &str, name: &str) -> Option<String> {
         let after = lower[i + name.len()..].chars().next();
         let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
         if !alnum(before) && !alnum(after) {
-            let mut start = i.saturating_sub(40);
-            while !lower.is_char_boundary(start) {
-                start -= 1;
-            }
-            return Some(lower[start..].chars().take(90).collect());
+            return Some(around(&lower, i));
         }
         from = i + name.len();
     }
@@ -620,11 +616,16 @@ fn has_word(text: &str, name: &str) -> Option<String> {
 fn in_eaten_home(text: &str, name: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let i = lower.find(&format!(":users{name}"))?;
+    Some(around(&lower, i))
+}
+
+/// The 90 characters of `text` from 40 bytes before `i`.
+fn around(text: &str, i: usize) -> String {
     let mut start = i.saturating_sub(40);
-    while !lower.is_char_boundary(start) {
+    while !text.is_char_boundary(start) {
         start -= 1;
     }
-    Some(lower[start..].chars().take(90).collect())
+    text[start..].chars().take(90).collect()
 }
 
 /// With default settings, no user name a project folder spells reaches

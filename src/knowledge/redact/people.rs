@@ -483,14 +483,11 @@ impl Redactor {
 
 /// Regex for one home directory, or None if it is not an absolute path.
 fn home_pattern(home: &str) -> Option<String> {
-    let b = home.as_bytes();
-    let parts: Vec<&str> = home.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
-    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
-        if parts.len() < 2 {
+    if let Some((drive, parts)) = under_drive(home) {
+        if parts.is_empty() {
             return None;
         }
-        let drive = (b[0] as char).to_ascii_lowercase();
-        let tail: Vec<String> = parts[1..]
+        let tail: Vec<String> = parts
             .iter()
             .map(|p| format!("(?i:{})", regex::escape(p)))
             .collect();
@@ -499,13 +496,14 @@ fn home_pattern(home: &str) -> Option<String> {
         // and Git Bash (/c/Users/Eve).
         return Some(format!(
             "(?i:{drive}):{SEP}{tail}|(?:/mnt)?/(?i:{drive})/{}",
-            parts[1..]
+            parts
                 .iter()
                 .map(|p| format!("(?i:{})", regex::escape(p)))
                 .collect::<Vec<_>>()
                 .join("/")
         ));
     }
+    let parts: Vec<&str> = home.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     if !home.starts_with('/') || parts.is_empty() {
         return None;
     }
@@ -524,19 +522,20 @@ fn home_pattern(home: &str) -> Option<String> {
 /// eaten its backslashes (`C:\Users\Eve` is `C:UsersEve`), or None for
 /// any other home.
 fn eaten_pattern(home: &str) -> Option<String> {
+    let (drive, parts) = under_drive(home)?;
+    (parts.len() >= 2).then(|| format!("(?i:{drive}:{})", regex::escape(&parts.concat())))
+}
+
+/// A path under a drive letter (`C:\Users\Eve`, `c:/Users/Eve`) as its
+/// drive letter, in lower case, and the names after it; None for any
+/// other path.
+fn under_drive(home: &str) -> Option<(char, Vec<&str>)> {
     let b = home.as_bytes();
     if !(b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':') {
         return None;
     }
-    let parts: Vec<&str> = home[2..]
-        .split(['/', '\\'])
-        .filter(|p| !p.is_empty())
-        .collect();
-    if parts.len() < 2 {
-        return None;
-    }
-    let drive = (b[0] as char).to_ascii_lowercase();
-    Some(format!("(?i:{drive}:{})", regex::escape(&parts.concat())))
+    let parts = home[2..].split(['/', '\\']).filter(|p| !p.is_empty());
+    Some(((b[0] as char).to_ascii_lowercase(), parts.collect()))
 }
 
 /// Regex for the dashed form of a home directory, as Claude Code names
