@@ -255,13 +255,14 @@ fn drive_letter(c: char) -> bool {
 fn bounded(text: &str, s: usize, e: usize, group: usize) -> bool {
     let before = text[..s].chars().next_back();
     let after = text[e..].chars().next();
+    // An owner's home starts after no letter, digit or `_`.
+    let home_starts = || before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
     match group {
         OWNER_HOME => {
-            before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
-                && after.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
+            home_starts() && after.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
         }
         // What followed the name lost its separator too: only the left counts.
-        EATEN_HOME => before.is_none_or(|c| !(c.is_alphanumeric() || c == '_')),
+        EATEN_HOME => home_starts(),
         // `-home-dana-code`: the folder name goes on after a dash.
         DASHED_HOME => {
             before.is_none_or(|c| !c.is_alphanumeric())
