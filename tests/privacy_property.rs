@@ -97,9 +97,15 @@ fn write(dir: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).expect("write");
 }
 
-/// A data directory whose every text holds `text`.
+/// A data directory whose every text holds `text`, its sessions run in
+/// the Unix home of `pat`.
 fn data(dir: &Path, text: &str) {
-    let cwd = "/home/pat/code/prop";
+    data_in(dir, text, "/home/pat/code/prop", "-home-pat-code-prop");
+}
+
+/// The same, the sessions run in `cwd`, kept in the project folder
+/// `folder` (Claude Code's dashed spelling of `cwd`).
+fn data_in(dir: &Path, text: &str, cwd: &str, folder: &str) {
     let line = |v: serde_json::Value| v.to_string();
     let lines = [
         line(json!({"type":"user","sessionId":"p1","uuid":"u1","cwd":cwd,
@@ -143,19 +149,19 @@ fn data(dir: &Path, text: &str) {
     ];
     write(
         dir,
-        "projects/-home-pat-code-prop/p1.jsonl",
+        &format!("projects/{folder}/p1.jsonl"),
         &(lines.join("\n") + "\n"),
     );
     write(
         dir,
-        "projects/-home-pat-code-prop/memory/MEMORY.md",
+        &format!("projects/{folder}/memory/MEMORY.md"),
         "- [Notes](notes.md) — notes\n",
     );
     let one_line = text.replace(['\n', '\r'], " ");
     let description = serde_json::to_string(&one_line).expect("json");
     write(
         dir,
-        "projects/-home-pat-code-prop/memory/notes.md",
+        &format!("projects/{folder}/memory/notes.md"),
         &format!("---\nname: Notes\ndescription: {description}\ntype: project\n---\n{text}\n"),
     );
     write(dir, "CLAUDE.md", text);
@@ -235,6 +241,126 @@ proptest! {
             if let Some(p) = leaked(&secret.value, &printed) {
                 prop_assert!(false, "search {query:?} prints {p:?} of {:?}", secret.value);
             }
+        }
+    }
+}
+
+/// An owner's user name no filler word and no hex id can hold: letters
+/// past `f`, then digits; sometimes with a dot or a dash inside.
+fn owner() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "[g-z]{3,7}[0-9]{2}",
+        1 => "[g-z]{3,5}[.-][g-z]{2,5}[0-9]",
+    ]
+}
+
+/// Where the owner works: (the sessions' `cwd`, its project folder).
+fn home_of(name: &str, kind: usize) -> (String, String) {
+    match kind {
+        0 => (
+            format!("/home/{name}/code/prop"),
+            format!("-home-{name}-code-prop"),
+        ),
+        1 => (
+            format!("/Users/{name}/code/prop"),
+            format!("-Users-{name}-code-prop"),
+        ),
+        _ => (
+            format!("C:\\Users\\{name}\\code\\prop"),
+            format!("C--Users-{name}-code-prop"),
+        ),
+    }
+}
+
+/// The owner's name in one of the spellings text holds it in: paths of
+/// every system (escaped for JSON, URL-escaped, with the backslashes a
+/// shell ate), project folder names, and the name as a word.
+fn spelled(name: &str, shape: usize) -> String {
+    let upper = name.to_uppercase();
+    let shapes = [
+        format!("/home/{name}/code/x.rs"),
+        format!("/Users/{name}/Library/Caches"),
+        format!("C:\\Users\\{name}\\Documents\\x.txt"),
+        format!("C:\\\\Users\\\\{name}\\\\AppData"),
+        format!("c:/users/{name}/src"),
+        format!("C:\\USERS\\{upper}\\x"),
+        format!("/mnt/c/Users/{name}/src"),
+        format!("/c/Users/{name}/src"),
+        format!("C:Users{name}Documents"),
+        format!("C%3A%5CUsers%5C{name}%5Cx"),
+        format!("%2Fhome%2F{name}%2Fx"),
+        format!("file:///home/{name}/x.html"),
+        format!("-home-{name}-code-x"),
+        format!("C--Users-{name}-code-x"),
+        name.to_string(),
+        format!("@{name}"),
+        format!("{name}@laptop"),
+        format!("drwxr-xr-x  2 {name}  staff  64 x"),
+        format!("\"{name}\""),
+        format!("({name})"),
+        format!("{name}'s"),
+        format!("`{name}`"),
+        capitalised(name),
+        format!("https://github.com/{name}/dotfiles"),
+        format!("{name}-MacBook-Pro.local"),
+        format!("/home/{name}"),
+    ];
+    shapes[shape % shapes.len()].clone()
+}
+
+fn capitalised(name: &str) -> String {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The owner's user name, in any spelling, at any place of any text,
+    /// whatever system the sessions ran on, reaches no output: no page, no
+    /// search shard, no file name, no `ccwiki search` result.
+    #[test]
+    fn no_spelling_of_the_owners_name_survives(
+        text in (filler(), filler()).prop_map(|(a, b)| a + &b),
+        name in owner(),
+        system in 0usize..3,
+        shape in 0usize..64,
+        at in 0usize..3000,
+        sep in prop_oneof![Just(" "), Just("\n"), Just(" ("), Just("\t")],
+    ) {
+        let mut i = at.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        let planted = format!("{}{sep}{}{sep}{}", &text[..i], spelled(&name, shape), &text[i..]);
+        let (cwd, folder) = home_of(&name, system);
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let src = tmp.path().join("claude");
+        data_in(&src, &planted, &cwd, &folder);
+        let out = tmp.path().join("site");
+        let report = ccwiki::build(&common::options(vec![src.clone()], out.clone()))
+            .expect("builds");
+        prop_assert!(report.sessions == 1 && report.memories == 1, "{report:?}");
+        let lower = name.to_lowercase();
+        let holds = |what: &str| what.to_lowercase().contains(&lower);
+        for (path, bytes) in common::read_tree(&out) {
+            let body = String::from_utf8_lossy(&bytes);
+            prop_assert!(!holds(&path), "the file name {path} holds {name:?}");
+            if holds(&body) {
+                let at = body.to_lowercase().find(&lower).unwrap_or(0);
+                let from = body.floor_char_boundary(at.saturating_sub(60));
+                let to = body.ceil_char_boundary((at + 60).min(body.len()));
+                prop_assert!(false, "{path} holds {name:?}: {:?}", &body[from..to]);
+            }
+        }
+        let pipeline = ccwiki::knowledge::pipeline::Pipeline::new(vec![src]);
+        for query in ["prop", "notes", &name[..3]] {
+            let found = ccwiki::app::search::search_sources(&pipeline, query, None, 100)
+                .expect("search");
+            let printed = serde_json::to_string(&found).expect("json");
+            prop_assert!(!holds(&printed), "search {query:?} prints {name:?}");
         }
     }
 }

@@ -168,6 +168,11 @@ impl People {
             .collect();
         users.sort_by_key(|u| std::cmp::Reverse(u.len()));
         users.dedup();
+        // An owner's name glued after an eaten `C:\Users\` is their
+        // Windows home whatever homes the data showed (sessions in WSL
+        // print Windows paths too). Only on `C:`, where Windows keeps
+        // homes: glued, `D:UsersEvex` may as well be someone's `Evex`.
+        eaten.extend(users.iter().map(|u| format!("(?i:c:users{u})")));
         let plain_others = format!(r"(?:/var)?/home/{n}|/Users/{n}", n = ANY_NAME);
         let others = format!(
             r"{plain_others}|(?i:[a-z]):{SEP}(?i:users){SEP}{n}|(?:/mnt)?/(?i:[a-z])/(?i:users)/{n}",

@@ -612,6 +612,16 @@ fn windows_homes_whose_backslashes_a_shell_ate() {
     // a deeper home is eaten whole
     let red = homes(&["C:\\Users\\Eve\\home"]);
     assert_eq!(red.redact("C:UsersEvehomex y"), "~x y");
+    // an owner seen only in a Unix home has a Windows home on C: too
+    // (sessions in WSL)
+    for home in ["/home/eve", "/Users/eve"] {
+        let red = homes(&[home]);
+        assert_eq!(red.redact("cd: C:UsersEveDocuments"), "cd: ~Documents");
+        assert_eq!(
+            red.redact("D:UsersEvex abc:UsersEvex"),
+            "D:UsersEvex abc:UsersEvex"
+        );
+    }
 }
 
 #[test]
