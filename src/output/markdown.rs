@@ -27,72 +27,90 @@ pub fn render_into(text: &str, root: &str, out: &mut String) {
     let mut open: Vec<Option<(String, String)>> = Vec::new();
     // A fenced block of a known language, gathered to be highlighted whole.
     let mut code: Option<(&Syntax, String, String)> = None;
-    let events = Parser::new_ext(text, opts).filter_map(|ev| match ev {
-        Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) => {
-            match crate::site::highlight::for_fence(&lang) {
-                Some(syntax) => {
-                    code = Some((syntax, lang.to_string(), String::new()));
-                    None
-                }
-                None => Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang)))),
-            }
-        }
-        Event::Text(t) if code.is_some() => {
-            if let Some((_, _, body)) = code.as_mut() {
-                body.push_str(&t);
-            }
-            None
-        }
-        Event::End(TagEnd::CodeBlock) if code.is_some() => {
-            let (syntax, lang, body) = code.take()?;
-            Some(Event::Html(CowStr::from(code_block(syntax, &lang, &body))))
-        }
-        // Raw HTML from content is shown, not interpreted.
-        Event::Html(h) | Event::InlineHtml(h) => Some(Event::Text(h)),
-        Event::Text(t) => {
-            if let Some(Some((_, seen))) = open.last_mut() {
-                seen.push_str(&t);
-            }
-            Some(Event::Text(t))
-        }
-        // An image becomes a link to it: nothing loads from elsewhere.
-        Event::Start(Tag::Link {
-            dest_url,
-            title,
-            id,
-            ..
-        })
-        | Event::Start(Tag::Image {
-            dest_url,
-            title,
-            id,
-            ..
-        }) => {
-            let leads_nowhere = leads_outside_the_site(&dest_url);
-            open.push(leads_nowhere.then(|| (dest_url.to_string(), String::new())));
-            (!leads_nowhere).then(|| {
-                Event::Start(Tag::Link {
-                    link_type: LinkType::Inline,
-                    dest_url: safe_url(dest_url, root),
-                    title,
-                    id,
+    // For each open struck span: whether it is kept (see `struck_by_two`).
+    let mut struck: Vec<bool> = Vec::new();
+    let events = Parser::new_ext(text, opts)
+        .into_offset_iter()
+        .filter_map(|(ev, at)| match ev {
+            Event::Start(Tag::Strikethrough) => {
+                let kept = struck_by_two(text, at);
+                struck.push(kept);
+                Some(match kept {
+                    true => Event::Start(Tag::Strikethrough),
+                    false => Event::Text(CowStr::Borrowed("~")),
                 })
-            })
-        }
-        Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => match open.pop().flatten() {
-            None => Some(Event::End(TagEnd::Link)),
-            Some((target, seen)) if target.trim() == seen.trim() || target.trim().is_empty() => {
+            }
+            Event::End(TagEnd::Strikethrough) => Some(match struck.pop().unwrap_or(true) {
+                true => Event::End(TagEnd::Strikethrough),
+                false => Event::Text(CowStr::Borrowed("~")),
+            }),
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) => {
+                match crate::site::highlight::for_fence(&lang) {
+                    Some(syntax) => {
+                        code = Some((syntax, lang.to_string(), String::new()));
+                        None
+                    }
+                    None => Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang)))),
+                }
+            }
+            Event::Text(t) if code.is_some() => {
+                if let Some((_, _, body)) = code.as_mut() {
+                    body.push_str(&t);
+                }
                 None
             }
-            Some((target, _)) => {
-                let mut code = String::from(" <code class=\"link-target\">");
-                escape(&mut code, target.trim());
-                code.push_str("</code>");
-                Some(Event::InlineHtml(CowStr::from(code)))
+            Event::End(TagEnd::CodeBlock) if code.is_some() => {
+                let (syntax, lang, body) = code.take()?;
+                Some(Event::Html(CowStr::from(code_block(syntax, &lang, &body))))
             }
-        },
-        other => Some(other),
-    });
+            // Raw HTML from content is shown, not interpreted.
+            Event::Html(h) | Event::InlineHtml(h) => Some(Event::Text(h)),
+            Event::Text(t) => {
+                if let Some(Some((_, seen))) = open.last_mut() {
+                    seen.push_str(&t);
+                }
+                Some(Event::Text(t))
+            }
+            // An image becomes a link to it: nothing loads from elsewhere.
+            Event::Start(Tag::Link {
+                dest_url,
+                title,
+                id,
+                ..
+            })
+            | Event::Start(Tag::Image {
+                dest_url,
+                title,
+                id,
+                ..
+            }) => {
+                let leads_nowhere = leads_outside_the_site(&dest_url);
+                open.push(leads_nowhere.then(|| (dest_url.to_string(), String::new())));
+                (!leads_nowhere).then(|| {
+                    Event::Start(Tag::Link {
+                        link_type: LinkType::Inline,
+                        dest_url: safe_url(dest_url, root),
+                        title,
+                        id,
+                    })
+                })
+            }
+            Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => match open.pop().flatten() {
+                None => Some(Event::End(TagEnd::Link)),
+                Some((target, seen))
+                    if target.trim() == seen.trim() || target.trim().is_empty() =>
+                {
+                    None
+                }
+                Some((target, _)) => {
+                    let mut code = String::from(" <code class=\"link-target\">");
+                    escape(&mut code, target.trim());
+                    code.push_str("</code>");
+                    Some(Event::InlineHtml(CowStr::from(code)))
+                }
+            },
+            other => Some(other),
+        });
     out.reserve(text.len() + text.len() / 4);
     html::push_html(out, events);
 }
@@ -123,8 +141,22 @@ fn inline_parsed(text: &str, out: &mut String) {
     let line = inline_only(text);
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_STRIKETHROUGH);
-    for event in Parser::new_ext(&line, opts) {
+    let mut struck: Vec<bool> = Vec::new();
+    for (event, at) in Parser::new_ext(&line, opts).into_offset_iter() {
         let tag = match event {
+            Event::Start(Tag::Strikethrough) => {
+                let kept = struck_by_two(&line, at);
+                struck.push(kept);
+                if kept {
+                    "<del>"
+                } else {
+                    "~"
+                }
+            }
+            Event::End(TagEnd::Strikethrough) => match struck.pop().unwrap_or(true) {
+                true => "</del>",
+                false => "~",
+            },
             Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => {
                 escape(out, &t);
                 continue;
@@ -140,12 +172,19 @@ fn inline_parsed(text: &str, out: &mut String) {
             Event::End(TagEnd::Emphasis) => "</em>",
             Event::Start(Tag::Strong) => "<strong>",
             Event::End(TagEnd::Strong) => "</strong>",
-            Event::Start(Tag::Strikethrough) => "<del>",
-            Event::End(TagEnd::Strikethrough) => "</del>",
             _ => "",
         };
         out.push_str(tag);
     }
+}
+
+/// Whether the struck span at `at` of `text` was written `~~text~~`.
+/// One tilde on each side strikes text too in GitHub's Markdown, but in
+/// transcripts a tilde is a home (`cat ~/a ~/b`, and every home the
+/// redactor replaces) or "about" (`~5 min`): a pair of them struck the
+/// path between, and both tildes were lost. Those stay text.
+fn struck_by_two(text: &str, at: std::ops::Range<usize>) -> bool {
+    text.get(at).is_some_and(|span| span.starts_with("~~"))
 }
 
 /// `line` with a backslash before what would make it start a block
@@ -256,6 +295,41 @@ pub fn is_safe_url(url: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seen on real prompts: `cat ~/.claude/projects/~/x` (its second
+    /// home replaced by the redactor) struck the path and lost both tildes.
+    #[test]
+    fn one_tilde_each_side_strikes_nothing() {
+        for text in [
+            "cat ~/.claude/projects/~/d04.jsonl",
+            "sed \"s|$HOME|~|g\"); x=~/y",
+            "CommandLine : \"~\\AppData\\x\" \"--dir=~\\y\"",
+            "about (~5 min) and ~10~ more",
+        ] {
+            let h = render(text, "");
+            assert!(!h.contains("<del>"), "{text}: {h}");
+            assert_eq!(
+                h.matches('~').count(),
+                text.matches('~').count(),
+                "{text}: {h}"
+            );
+            let mut line = String::new();
+            inline_into(text, &mut line);
+            assert!(!line.contains("<del>"), "{text}: {line}");
+            assert_eq!(
+                line.matches('~').count(),
+                text.matches('~').count(),
+                "{text}: {line}"
+            );
+        }
+        // two on each side still strike, here and inside a single-tilde pair
+        assert!(render("a ~~gone~~ b", "").contains("<del>gone</del>"));
+        let h = render("~x ~~gone~~ y~", "");
+        assert!(
+            h.contains("<del>gone</del>") && h.matches('~').count() == 2,
+            "{h}"
+        );
+    }
 
     #[test]
     fn raw_html_is_text() {
