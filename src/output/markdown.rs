@@ -29,88 +29,85 @@ pub fn render_into(text: &str, root: &str, out: &mut String) {
     let mut code: Option<(&Syntax, String, String)> = None;
     // For each open struck span: whether it is kept (see `struck_by_two`).
     let mut struck: Vec<bool> = Vec::new();
-    let events = Parser::new_ext(text, opts)
-        .into_offset_iter()
-        .filter_map(|(ev, at)| match ev {
-            Event::Start(Tag::Strikethrough) => {
-                let kept = struck_by_two(text, at);
-                struck.push(kept);
-                Some(match kept {
-                    true => Event::Start(Tag::Strikethrough),
-                    false => Event::Text(CowStr::Borrowed("~")),
-                })
-            }
-            Event::End(TagEnd::Strikethrough) => Some(match struck.pop().unwrap_or(true) {
-                true => Event::End(TagEnd::Strikethrough),
+    let parsed = Parser::new_ext(text, opts).into_offset_iter();
+    let events = parsed.filter_map(|(ev, at)| match ev {
+        Event::Start(Tag::Strikethrough) => {
+            let kept = struck_by_two(text, at);
+            struck.push(kept);
+            Some(match kept {
+                true => Event::Start(Tag::Strikethrough),
                 false => Event::Text(CowStr::Borrowed("~")),
-            }),
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) => {
-                match crate::site::highlight::for_fence(&lang) {
-                    Some(syntax) => {
-                        code = Some((syntax, lang.to_string(), String::new()));
-                        None
-                    }
-                    None => Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang)))),
-                }
-            }
-            Event::Text(t) if code.is_some() => {
-                if let Some((_, _, body)) = code.as_mut() {
-                    body.push_str(&t);
-                }
-                None
-            }
-            Event::End(TagEnd::CodeBlock) if code.is_some() => {
-                let (syntax, lang, body) = code.take()?;
-                Some(Event::Html(CowStr::from(code_block(syntax, &lang, &body))))
-            }
-            // Raw HTML from content is shown, not interpreted.
-            Event::Html(h) | Event::InlineHtml(h) => Some(Event::Text(h)),
-            Event::Text(t) => {
-                if let Some(Some((_, seen))) = open.last_mut() {
-                    seen.push_str(&t);
-                }
-                Some(Event::Text(t))
-            }
-            // An image becomes a link to it: nothing loads from elsewhere.
-            Event::Start(Tag::Link {
-                dest_url,
-                title,
-                id,
-                ..
             })
-            | Event::Start(Tag::Image {
-                dest_url,
-                title,
-                id,
-                ..
-            }) => {
-                let leads_nowhere = leads_outside_the_site(&dest_url);
-                open.push(leads_nowhere.then(|| (dest_url.to_string(), String::new())));
-                (!leads_nowhere).then(|| {
-                    Event::Start(Tag::Link {
-                        link_type: LinkType::Inline,
-                        dest_url: safe_url(dest_url, root),
-                        title,
-                        id,
-                    })
-                })
-            }
-            Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => match open.pop().flatten() {
-                None => Some(Event::End(TagEnd::Link)),
-                Some((target, seen))
-                    if target.trim() == seen.trim() || target.trim().is_empty() =>
-                {
+        }
+        Event::End(TagEnd::Strikethrough) => Some(match struck.pop().unwrap_or(true) {
+            true => Event::End(TagEnd::Strikethrough),
+            false => Event::Text(CowStr::Borrowed("~")),
+        }),
+        Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) => {
+            match crate::site::highlight::for_fence(&lang) {
+                Some(syntax) => {
+                    code = Some((syntax, lang.to_string(), String::new()));
                     None
                 }
-                Some((target, _)) => {
-                    let mut code = String::from(" <code class=\"link-target\">");
-                    escape(&mut code, target.trim());
-                    code.push_str("</code>");
-                    Some(Event::InlineHtml(CowStr::from(code)))
-                }
-            },
-            other => Some(other),
-        });
+                None => Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang)))),
+            }
+        }
+        Event::Text(t) if code.is_some() => {
+            if let Some((_, _, body)) = code.as_mut() {
+                body.push_str(&t);
+            }
+            None
+        }
+        Event::End(TagEnd::CodeBlock) if code.is_some() => {
+            let (syntax, lang, body) = code.take()?;
+            Some(Event::Html(CowStr::from(code_block(syntax, &lang, &body))))
+        }
+        // Raw HTML from content is shown, not interpreted.
+        Event::Html(h) | Event::InlineHtml(h) => Some(Event::Text(h)),
+        Event::Text(t) => {
+            if let Some(Some((_, seen))) = open.last_mut() {
+                seen.push_str(&t);
+            }
+            Some(Event::Text(t))
+        }
+        // An image becomes a link to it: nothing loads from elsewhere.
+        Event::Start(Tag::Link {
+            dest_url,
+            title,
+            id,
+            ..
+        })
+        | Event::Start(Tag::Image {
+            dest_url,
+            title,
+            id,
+            ..
+        }) => {
+            let leads_nowhere = leads_outside_the_site(&dest_url);
+            open.push(leads_nowhere.then(|| (dest_url.to_string(), String::new())));
+            (!leads_nowhere).then(|| {
+                Event::Start(Tag::Link {
+                    link_type: LinkType::Inline,
+                    dest_url: safe_url(dest_url, root),
+                    title,
+                    id,
+                })
+            })
+        }
+        Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => match open.pop().flatten() {
+            None => Some(Event::End(TagEnd::Link)),
+            Some((target, seen)) if target.trim() == seen.trim() || target.trim().is_empty() => {
+                None
+            }
+            Some((target, _)) => {
+                let mut code = String::from(" <code class=\"link-target\">");
+                escape(&mut code, target.trim());
+                code.push_str("</code>");
+                Some(Event::InlineHtml(CowStr::from(code)))
+            }
+        },
+        other => Some(other),
+    });
     out.reserve(text.len() + text.len() / 4);
     html::push_html(out, events);
 }
