@@ -27,22 +27,14 @@ pub fn render_into(text: &str, root: &str, out: &mut String) {
     let mut open: Vec<Option<(String, String)>> = Vec::new();
     // A fenced block of a known language, gathered to be highlighted whole.
     let mut code: Option<(&Syntax, String, String)> = None;
-    // For each open struck span: whether it is kept (see `struck_by_two`).
+    // For each open struck span: whether it strikes (see `strikes`).
     let mut struck: Vec<bool> = Vec::new();
     let parsed = Parser::new_ext(text, opts).into_offset_iter();
     let events = parsed.filter_map(|(ev, at)| match ev {
-        Event::Start(Tag::Strikethrough) => {
-            let kept = struck_by_two(text, at);
-            struck.push(kept);
-            Some(match kept {
-                true => Event::Start(Tag::Strikethrough),
-                false => Event::Text(CowStr::Borrowed("~")),
-            })
+        Event::Start(Tag::Strikethrough) | Event::End(TagEnd::Strikethrough) => {
+            let strike = strikes(matches!(ev, Event::Start(_)), text, at, &mut struck);
+            Some(if strike { ev } else { TILDE })
         }
-        Event::End(TagEnd::Strikethrough) => Some(match struck.pop().unwrap_or(true) {
-            true => Event::End(TagEnd::Strikethrough),
-            false => Event::Text(CowStr::Borrowed("~")),
-        }),
         Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) => {
             match crate::site::highlight::for_fence(&lang) {
                 Some(syntax) => {
@@ -141,19 +133,14 @@ fn inline_parsed(text: &str, out: &mut String) {
     let mut struck: Vec<bool> = Vec::new();
     for (event, at) in Parser::new_ext(&line, opts).into_offset_iter() {
         let tag = match event {
-            Event::Start(Tag::Strikethrough) => {
-                let kept = struck_by_two(&line, at);
-                struck.push(kept);
-                if kept {
-                    "<del>"
-                } else {
-                    "~"
+            Event::Start(Tag::Strikethrough) | Event::End(TagEnd::Strikethrough) => {
+                let opens = matches!(event, Event::Start(_));
+                match (strikes(opens, &line, at, &mut struck), opens) {
+                    (false, _) => "~",
+                    (true, true) => "<del>",
+                    (true, false) => "</del>",
                 }
             }
-            Event::End(TagEnd::Strikethrough) => match struck.pop().unwrap_or(true) {
-                true => "</del>",
-                false => "~",
-            },
             Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => {
                 escape(out, &t);
                 continue;
@@ -175,13 +162,22 @@ fn inline_parsed(text: &str, out: &mut String) {
     }
 }
 
-/// Whether the struck span at `at` of `text` was written `~~text~~`.
-/// One tilde on each side strikes text too in GitHub's Markdown, but in
-/// transcripts a tilde is a home (`cat ~/a ~/b`, and every home the
-/// redactor replaces) or "about" (`~5 min`): a pair of them struck the
-/// path between, and both tildes were lost. Those stay text.
-fn struck_by_two(text: &str, at: std::ops::Range<usize>) -> bool {
-    text.get(at).is_some_and(|span| span.starts_with("~~"))
+/// A tilde as text.
+const TILDE: Event<'static> = Event::Text(CowStr::Borrowed("~"));
+
+/// Whether the start (`opens`) or the end of the struck span at `at` of
+/// `text` strikes: only a span written `~~text~~` does. One tilde on each
+/// side strikes too in GitHub's Markdown, but in transcripts a tilde is a
+/// home (`cat ~/a ~/b`, and every home the redactor replaces) or "about"
+/// (`~5 min`): a pair of them struck the path between, and both tildes
+/// were lost. Those stay text. `open`: whether each open span strikes.
+fn strikes(opens: bool, text: &str, at: std::ops::Range<usize>, open: &mut Vec<bool>) -> bool {
+    if !opens {
+        return open.pop().unwrap_or(true);
+    }
+    let kept = text.get(at).is_some_and(|span| span.starts_with("~~"));
+    open.push(kept);
+    kept
 }
 
 /// `line` with a backslash before what would make it start a block
