@@ -14,7 +14,7 @@
 //! ways and compare. A theme or wiki that overrides one of those
 //! templates gets them through Tera.
 
-use crate::output::markdown::escape;
+use crate::output::markdown::{escape, Breaks};
 use crate::site::assemble::views::{
     Apart, HomeView, ListView, MemoryBody, MemoryCard, ProjectView,
 };
@@ -90,7 +90,7 @@ fn write_facts(facts: &[MemoryBody<'_>], root: &str, out: &mut String) {
             out.push_str("</p>");
         }
         out.push_str("\n  <div class=\"prose\">");
-        crate::output::markdown::render_into(&m.body, root, out);
+        crate::output::markdown::render_into(&m.body, root, Breaks::Reflow, out);
         out.push_str("</div>\n</article>\n");
     }
     out.push('\n');

@@ -8,15 +8,20 @@
 use crate::site::highlight::Syntax;
 use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
-/// Render `text` as HTML. `root` is the page's path back to the site root.
-pub fn render(text: &str, root: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 4);
-    render_into(text, root, &mut out);
-    out
+/// How a text's single line breaks show.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Breaks {
+    /// As CommonMark says: a space, the paragraph reflowed (text written
+    /// as Markdown: Claude's answers, memory files).
+    Reflow,
+    /// As typed: a prompt's lines are lines (Enter made them; a pasted
+    /// log or list without Markdown's marks ran into one line before).
+    AsTyped,
 }
 
-/// [`render`], appended to `out`.
-pub fn render_into(text: &str, root: &str, out: &mut String) {
+/// Render `text` as HTML, appended to `out`. `root` is the page's path
+/// back to the site root.
+pub fn render_into(text: &str, root: &str, breaks: Breaks, out: &mut String) {
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_TABLES);
     opts.insert(Options::ENABLE_STRIKETHROUGH);
@@ -54,6 +59,7 @@ pub fn render_into(text: &str, root: &str, out: &mut String) {
             let (syntax, lang, body) = code.take()?;
             Some(Event::Html(CowStr::from(code_block(syntax, &lang, &body))))
         }
+        Event::SoftBreak if breaks == Breaks::AsTyped => Some(Event::HardBreak),
         // Raw HTML from content is shown, not interpreted.
         Event::Html(h) | Event::InlineHtml(h) => Some(Event::Text(h)),
         Event::Text(t) => {
@@ -288,6 +294,30 @@ pub fn is_safe_url(url: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn render(text: &str, root: &str) -> String {
+        let mut out = String::new();
+        render_into(text, root, Breaks::Reflow, &mut out);
+        out
+    }
+
+    /// A prompt's lines stay lines (a pasted log ran into one); an
+    /// answer's paragraph is reflowed, as CommonMark says; a blank line
+    /// still parts paragraphs, and code keeps its lines either way.
+    #[test]
+    fn a_prompts_lines_stay_lines() {
+        let text = "errors:\n  hook error\n  hook error\n\nnext\n\n```\na\nb\n```\n";
+        let mut typed = String::new();
+        render_into(text, "", Breaks::AsTyped, &mut typed);
+        assert_eq!(
+            typed,
+            "<p>errors:<br />\nhook error<br />\nhook error</p>\n<p>next</p>\n<pre><code>a\nb\n</code></pre>\n"
+        );
+        assert_eq!(
+            render(text, ""),
+            "<p>errors:\nhook error\nhook error</p>\n<p>next</p>\n<pre><code>a\nb\n</code></pre>\n"
+        );
+    }
 
     /// Seen on real prompts: `cat ~/.claude/projects/~/x` (its second
     /// home replaced by the redactor) struck the path and lost both tildes.

@@ -8,7 +8,7 @@
 //! a test renders random turns both ways and compares. A theme or wiki
 //! that overrides one of those templates gets them through Tera, as before.
 
-use crate::output::markdown::{escape, render_into as markdown};
+use crate::output::markdown::{escape, render_into, Breaks};
 use crate::output::splice::{marker, splice};
 #[cfg(test)]
 use crate::site::assemble::views::SubagentView;
@@ -103,7 +103,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                 out.push_str("\">\n  <div class=\"who\">You");
                 time_in(out, " <time>", time.as_deref());
                 out.push_str("</div>\n  <div class=\"prose\">");
-                markdown(text, root, out);
+                render_into(text, root, Breaks::AsTyped, out);
                 out.push_str("</div>\n</div>\n");
             }
             TurnView::Assistant {
@@ -147,7 +147,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                 out.push_str("</p>\n  ");
                 if let Some(summary) = summary.filter(|s| !s.is_empty()) {
                     out.push_str("<details><summary>Summary kept by the model</summary><div class=\"prose\">");
-                    markdown(summary, root, out);
+                    render_into(summary, root, Breaks::Reflow, out);
                     out.push_str("</div></details>");
                 }
                 out.push_str("\n</div>\n");
@@ -194,7 +194,7 @@ fn block(b: &BlockView<'_>, root: &str, out: &mut String) {
     match b {
         BlockView::Text { text } => {
             out.push_str("<div class=\"prose\">");
-            markdown(text, root, out);
+            render_into(text, root, Breaks::Reflow, out);
             out.push_str("</div>\n  ");
         }
         BlockView::Tool {
