@@ -12,7 +12,8 @@
 //!    dangerous element into a flag on `<html>`, once under the page's CSP
 //!    and once with the CSP removed (so the markup itself is proven inert),
 //!    and the search box is fed payload words;
-//! 3. unit level: `ccwiki::output::markdown::render` of each payload alone.
+//! 3. unit level: `ccwiki::output::markdown::render_into` of each payload alone,
+//!    with line breaks reflowed and as typed.
 //!
 //! Names no portable file system accepts (`<img src=x onerror=alert(1)>.md`,
 //! a project folder named `-srv-"><svg onload=alert(1)>`) are added to a
@@ -28,6 +29,7 @@ mod html;
 
 use html::*;
 
+use ccwiki::output::markdown::{render_into, Breaks};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -110,6 +112,13 @@ const MARKDOWN_PAYLOADS: &[&str] = &[
 ];
 
 /// Every payload, HTML first.
+/// `text` as the markdown filter renders it.
+fn markdown(text: &str, root: &str, breaks: Breaks) -> String {
+    let mut out = String::new();
+    render_into(text, root, breaks, &mut out);
+    out
+}
+
 fn all_payloads() -> Vec<&'static str> {
     HTML_PAYLOADS
         .iter()
@@ -432,8 +441,11 @@ fn markdown_of_each_payload_is_inert() {
     inputs.push(all_payloads().join("\n\n"));
     inputs.push(all_payloads().join("\n"));
     for input in &inputs {
-        for root in ["", "../../"] {
-            let html = ccwiki::output::markdown::render(input, root);
+        for (root, breaks) in ["", "../../"]
+            .into_iter()
+            .flat_map(|root| [(root, Breaks::Reflow), (root, Breaks::AsTyped)])
+        {
+            let html = markdown(input, root, breaks);
             let (tags, mut p) = scan(&html);
             for t in &tags {
                 if t.closing {
@@ -506,11 +518,13 @@ fn markdown_of_each_payload_is_inert() {
     }
     // Raw HTML is kept as text, verbatim.
     for p in HTML_PAYLOADS {
-        let html = ccwiki::output::markdown::render(p, "");
-        let (tags, _) = scan(&html);
-        let text = visible_text(&html, &tags);
-        if !text.contains(p) {
-            problems.push(format!("{p:?} is not shown verbatim: {html:?}"));
+        for breaks in [Breaks::Reflow, Breaks::AsTyped] {
+            let html = markdown(p, "", breaks);
+            let (tags, _) = scan(&html);
+            let text = visible_text(&html, &tags);
+            if !text.contains(p) {
+                problems.push(format!("{p:?} is not shown verbatim: {html:?}"));
+            }
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
