@@ -147,7 +147,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                 out.push_str("</p>\n  ");
                 if let Some(summary) = summary.filter(|s| !s.is_empty()) {
                     out.push_str("<details><summary>Summary kept by the model</summary><div class=\"prose\">");
-                    render_into(summary, root, Breaks::Reflow, out);
+                    render_into(summary, root, Breaks::AsTyped, out);
                     out.push_str("</div></details>");
                 }
                 out.push_str("\n</div>\n");
@@ -194,7 +194,7 @@ fn block(b: &BlockView<'_>, root: &str, out: &mut String) {
     match b {
         BlockView::Text { text } => {
             out.push_str("<div class=\"prose\">");
-            render_into(text, root, Breaks::Reflow, out);
+            render_into(text, root, Breaks::AsTyped, out);
             out.push_str("</div>\n  ");
         }
         BlockView::Tool {
