@@ -104,7 +104,10 @@ fn strip_markdown(line: &str) -> String {
     while let Some(c) = rest.chars().next() {
         rest = &rest[c.len_utf8()..];
         match c {
-            '*' | '`' | '~' | '[' => {}
+            '*' | '`' | '[' => {}
+            // `~~struck~~` loses its marks; one `~` is a home (`~/.claude`:
+            // the redactor writes every home so) or "about", and stays.
+            '~' if rest.starts_with('~') => rest = rest.trim_start_matches('~'),
             '!' if rest.starts_with('[') => {}
             // `[text](target)`: the text stays, the target goes.
             ']' if rest.starts_with('(') => match rest.find(')') {
@@ -456,6 +459,10 @@ mod tests {
             Some("why does this fail?")
         );
         assert_eq!(t("is a < b here?").as_deref(), Some("is a < b here?"));
+        assert_eq!(
+            t("Read ~/.claude/x.jsonl, ~~not~~ in ~5 min").as_deref(),
+            Some("Read ~/.claude/x.jsonl, not in ~5 min")
+        );
         assert_eq!(t("/compact\n---\n## \n"), None);
         assert_eq!(t(""), None);
         // A long line costs no more than its first few hundred characters.
