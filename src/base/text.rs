@@ -128,6 +128,16 @@ fn strip_markdown(line: &str) -> String {
     out
 }
 
+/// Whether `line` is a thematic break: three or more of one of `-`, `*`,
+/// `_`, spaces and tabs between them and nothing else.
+pub fn is_thematic_break(line: &str) -> bool {
+    let marks = || line.bytes().filter(|c| !matches!(c, b' ' | b'\t'));
+    let Some(first) = marks().next() else {
+        return false;
+    };
+    matches!(first, b'-' | b'*' | b'_') && marks().all(|c| c == first) && marks().count() >= 3
+}
+
 /// Collapse whitespace to single spaces and cut at `max` characters with an ellipsis.
 pub fn one_line(text: &str, max: usize) -> String {
     if let Some(line) = one_line_single_spaced(text, max) {
@@ -427,6 +437,16 @@ mod tests {
                 })
                 .collect();
             proptest::prop_assert_eq!(json_for_script(&json), expected);
+        }
+    }
+
+    #[test]
+    fn thematic_breaks_are_three_marks_of_one_kind() {
+        for rule in ["---", "- - -", "*****", "_\t_ _", " ***\t"] {
+            assert!(is_thematic_break(rule), "{rule:?}");
+        }
+        for not in ["", "--", "--x", "-*-", "- - x", "==="] {
+            assert!(!is_thematic_break(not), "{not:?}");
         }
     }
 

@@ -195,9 +195,6 @@ fn inline_only(line: &str) -> std::borrow::Cow<'_, str> {
     let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
     let spaced = |at: usize| b.get(at).is_none_or(|c| *c == b' ' || *c == b'\t');
     let fence = |c: u8| b.len() >= 3 && b[..3].iter().all(|&x| x == c);
-    let rule = |c: u8| {
-        b.iter().filter(|&&x| x == c).count() >= 3 && b.iter().all(|&x| x == c || x == b' ')
-    };
     let hashes = b.iter().take_while(|&&c| c == b'#').count();
     let at = match b.first() {
         // An ordered list item: `1.` or `1)` after up to nine digits.
@@ -206,7 +203,7 @@ fn inline_only(line: &str) -> std::borrow::Cow<'_, str> {
                 .then_some(digits)
         }
         Some(b'-' | b'+' | b'*') if spaced(1) => Some(0),
-        Some(&c @ (b'-' | b'*' | b'_')) if rule(c) => Some(0),
+        Some(b'-' | b'*' | b'_') if crate::base::text::is_thematic_break(line) => Some(0),
         Some(&c @ (b'`' | b'~')) if fence(c) => Some(0),
         Some(b'#') if (1..=6).contains(&hashes) && spaced(hashes) => Some(0),
         Some(b'>' | b'[') => Some(0),
@@ -476,6 +473,8 @@ mod tests {
             ("***", "***"),
             ("- - -", "- - -"),
             ("___", "___"),
+            ("_\t_\t_", "_\t_\t_"),
+            ("---\t", "---"),
         ] {
             assert_eq!(line(md), shown, "{md}");
         }

@@ -3,6 +3,7 @@
 //! read or cached, so a conversation served from the cache never has its
 //! turns decoded for it.
 
+use crate::base::text::is_thematic_break;
 use crate::knowledge::model::{Block, Text, Turn, Turns};
 use crate::knowledge::spill::Spill;
 use serde::{Deserialize, Serialize};
@@ -96,18 +97,8 @@ fn last_answer(turns: &[Turn]) -> Option<&Text> {
 fn first_paragraph(text: &str) -> &str {
     text.split("\n\n")
         .map(str::trim)
-        .find(|p| !p.is_empty() && !p.starts_with('#') && !is_rule(p))
+        .find(|p| !p.is_empty() && !p.starts_with('#') && !is_thematic_break(p))
         .unwrap_or(text)
-}
-
-/// Whether `p` is a thematic break: three or more of one of `-`, `*`,
-/// `_`, spaces and tabs between them and nothing else.
-fn is_rule(p: &str) -> bool {
-    let marks = || p.chars().filter(|c| !matches!(c, ' ' | '\t'));
-    let Some(first) = marks().next() else {
-        return false;
-    };
-    matches!(first, '-' | '*' | '_') && marks().all(|c| c == first) && marks().count() >= 3
 }
 
 /// The first text of the first answer in `turns`.
@@ -164,7 +155,6 @@ mod tests {
         assert_eq!(first_paragraph("-*-\n\nx"), "-*-");
         // nothing else to show: the text as it is
         assert_eq!(first_paragraph("---"), "---");
-        assert!(is_rule("- - -") && is_rule("*****") && !is_rule("") && !is_rule("--x"));
     }
 
     #[test]
