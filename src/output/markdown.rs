@@ -300,11 +300,11 @@ mod tests {
         out
     }
 
-    /// A prompt's lines stay lines (a pasted log ran into one); an
-    /// answer's paragraph is reflowed, as CommonMark says; a blank line
+    /// A session's text keeps its lines (a pasted log ran into one); a
+    /// document's paragraph is reflowed, as CommonMark says; a blank line
     /// still parts paragraphs, and code keeps its lines either way.
     #[test]
-    fn a_prompts_lines_stay_lines() {
+    fn text_as_typed_keeps_its_lines() {
         let text = "errors:\n  hook error\n  hook error\n\nnext\n\n```\na\nb\n```\n";
         let mut typed = String::new();
         render_into(text, "", Breaks::AsTyped, &mut typed);

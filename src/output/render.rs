@@ -604,7 +604,7 @@ fn render_sessions(site: &Site<'_>, r: &Renderer, stager: &Stager) -> Result<(),
 }
 
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown;
-/// `breaks=true` keeps each line break as typed (a prompt's).
+/// `breaks=true` keeps each line break as typed (a session's text).
 pub(crate) fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<Value> {
     use crate::output::markdown::{render_into, Breaks};
     let root: &str = kwargs.get("root")?.unwrap_or("");

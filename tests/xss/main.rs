@@ -111,7 +111,6 @@ const MARKDOWN_PAYLOADS: &[&str] = &[
     r#"[md internal](@/javascript:alert(1))"#,
 ];
 
-/// Every payload, HTML first.
 /// `text` as the markdown filter renders it.
 fn markdown(text: &str, root: &str, breaks: Breaks) -> String {
     let mut out = String::new();
@@ -119,6 +118,7 @@ fn markdown(text: &str, root: &str, breaks: Breaks) -> String {
     out
 }
 
+/// Every payload, HTML first.
 fn all_payloads() -> Vec<&'static str> {
     HTML_PAYLOADS
         .iter()
