@@ -21,8 +21,14 @@ pub enum Breaks {
     AsTyped,
 }
 
-/// Render `text` as HTML, appended to `out`. `root` is the page's path
-/// back to the site root.
+/// Render `text` as HTML. `root` is the page's path back to the site root.
+pub fn render(text: &str, root: &str, breaks: Breaks) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    render_into(text, root, breaks, &mut out);
+    out
+}
+
+/// [`render`], appended to `out`.
 pub fn render_into(text: &str, root: &str, breaks: Breaks, out: &mut String) {
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_TABLES);
@@ -294,10 +300,8 @@ pub fn is_safe_url(url: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn render(text: &str, root: &str) -> String {
-        let mut out = String::new();
-        render_into(text, root, Breaks::Reflow, &mut out);
-        out
+    fn reflowed(text: &str, root: &str) -> String {
+        render(text, root, Breaks::Reflow)
     }
 
     /// A session's text keeps its lines (a pasted log ran into one); a
@@ -306,14 +310,12 @@ mod tests {
     #[test]
     fn text_as_typed_keeps_its_lines() {
         let text = "errors:\n  hook error\n  hook error\n\nnext\n\n```\na\nb\n```\n";
-        let mut typed = String::new();
-        render_into(text, "", Breaks::AsTyped, &mut typed);
         assert_eq!(
-            typed,
+            render(text, "", Breaks::AsTyped),
             "<p>errors:<br />\nhook error<br />\nhook error</p>\n<p>next</p>\n<pre><code>a\nb\n</code></pre>\n"
         );
         assert_eq!(
-            render(text, ""),
+            reflowed(text, ""),
             "<p>errors:\nhook error\nhook error</p>\n<p>next</p>\n<pre><code>a\nb\n</code></pre>\n"
         );
     }
@@ -328,7 +330,7 @@ mod tests {
             "CommandLine : \"~\\AppData\\x\" \"--dir=~\\y\"",
             "about (~5 min) and ~10~ more",
         ] {
-            let h = render(text, "");
+            let h = reflowed(text, "");
             assert!(!h.contains("<del>"), "{text}: {h}");
             assert_eq!(
                 h.matches('~').count(),
@@ -345,8 +347,8 @@ mod tests {
             );
         }
         // two on each side still strike, here and inside a single-tilde pair
-        assert!(render("a ~~gone~~ b", "").contains("<del>gone</del>"));
-        let h = render("~x ~~gone~~ y~", "");
+        assert!(reflowed("a ~~gone~~ b", "").contains("<del>gone</del>"));
+        let h = reflowed("~x ~~gone~~ y~", "");
         assert!(
             h.contains("<del>gone</del>") && h.matches('~').count() == 2,
             "{h}"
@@ -355,7 +357,7 @@ mod tests {
 
     #[test]
     fn raw_html_is_text() {
-        let h = render(
+        let h = reflowed(
             "hi <script>alert(1)</script> <img src=x onerror=alert(1)>",
             "",
         );
@@ -375,26 +377,28 @@ mod tests {
             "[x](&#106;avascript:alert(1))",
             "![x](javascript:alert(1))",
         ] {
-            let h = render(md, "");
+            let h = reflowed(md, "");
             for href in h.split("href=\"").skip(1) {
                 let target = href.split('"').next().unwrap_or("");
                 assert!(is_safe_url(target), "{md} -> {h}");
                 assert!(!target.contains(':'), "{md} -> {h}");
             }
         }
-        assert!(render("[x](https://example.com/a)", "").contains("href=\"https://example.com/a\""));
-        assert!(render("[x](#frag)", "").contains("href=\"#frag\""));
+        assert!(
+            reflowed("[x](https://example.com/a)", "").contains("href=\"https://example.com/a\"")
+        );
+        assert!(reflowed("[x](#frag)", "").contains("href=\"#frag\""));
     }
 
     #[test]
     fn images_become_links_and_internal_links_resolve() {
-        let h = render("![shot](https://example.com/a.png)", "../");
+        let h = reflowed("![shot](https://example.com/a.png)", "../");
         assert!(!h.contains("<img"), "{h}");
         assert!(
             h.contains("<a href=\"https://example.com/a.png\">shot</a>"),
             "{h}"
         );
-        let h = render("[skill](@/skills/x/index.html)", "../../");
+        let h = reflowed("[skill](@/skills/x/index.html)", "../../");
         assert!(h.contains("href=\"../../skills/x/index.html\""), "{h}");
         for evil in [
             "[x](@/javascript:alert(1))",
@@ -402,7 +406,7 @@ mod tests {
             "[x](@/\\\\evil/x)",
         ] {
             for root in ["", "../"] {
-                let h = render(evil, root);
+                let h = reflowed(evil, root);
                 assert!(h.contains("href=\"#\""), "{evil} -> {h}");
             }
         }
@@ -410,7 +414,7 @@ mod tests {
 
     #[test]
     fn links_to_the_users_files_are_text_with_their_target_as_code() {
-        let h = render(
+        let h = reflowed(
             "see [the guide](docs/installation.md) and [spec/x.rb](spec/x.rb)",
             "../",
         );
@@ -420,7 +424,7 @@ mod tests {
             "{h}"
         );
         assert!(h.contains("and spec/x.rb</p>"), "the same text once: {h}");
-        let h = render("![diagram](img/a.png) [x](<a b\"<i>.md>)", "");
+        let h = reflowed("![diagram](img/a.png) [x](<a b\"<i>.md>)", "");
         assert!(!h.contains("href") && !h.contains("<i>"), "{h}");
         assert!(
             h.contains("diagram <code class=\"link-target\">img/a.png</code>"),
@@ -433,7 +437,7 @@ mod tests {
             "[a](#p3)",
             "[a](@/notes/x/index.html)",
         ] {
-            assert!(render(md, "").contains("href="), "{md}");
+            assert!(reflowed(md, "").contains("href="), "{md}");
         }
     }
 

@@ -606,15 +606,13 @@ fn render_sessions(site: &Site<'_>, r: &Renderer, stager: &Stager) -> Result<(),
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown;
 /// `breaks=true` keeps each line break as typed (a session's text).
 pub(crate) fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResult<Value> {
-    use crate::output::markdown::{render_into, Breaks};
+    use crate::output::markdown::{render, Breaks};
     let root: &str = kwargs.get("root")?.unwrap_or("");
     let breaks = match kwargs.get("breaks")?.unwrap_or(false) {
         true => Breaks::AsTyped,
         false => Breaks::Reflow,
     };
-    let mut out = String::with_capacity(text.len() + text.len() / 4);
-    render_into(text, root, breaks, &mut out);
-    Ok(Value::safe_string(&out))
+    Ok(Value::safe_string(&render(text, root, breaks)))
 }
 
 /// `{{ text | markdown_line }}`: one line of untrusted Markdown as safe

@@ -12,7 +12,7 @@
 //!    dangerous element into a flag on `<html>`, once under the page's CSP
 //!    and once with the CSP removed (so the markup itself is proven inert),
 //!    and the search box is fed payload words;
-//! 3. unit level: `ccwiki::output::markdown::render_into` of each payload alone,
+//! 3. unit level: `ccwiki::output::markdown::render` of each payload alone,
 //!    with line breaks reflowed and as typed.
 //!
 //! Names no portable file system accepts (`<img src=x onerror=alert(1)>.md`,
@@ -29,7 +29,7 @@ mod html;
 
 use html::*;
 
-use ccwiki::output::markdown::{render_into, Breaks};
+use ccwiki::output::markdown::{render, Breaks};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -110,13 +110,6 @@ const MARKDOWN_PAYLOADS: &[&str] = &[
     r#"<JAVASCRIPT:alert(1)>"#,
     r#"[md internal](@/javascript:alert(1))"#,
 ];
-
-/// `text` as the markdown filter renders it.
-fn markdown(text: &str, root: &str, breaks: Breaks) -> String {
-    let mut out = String::new();
-    render_into(text, root, breaks, &mut out);
-    out
-}
 
 /// Every payload, HTML first.
 fn all_payloads() -> Vec<&'static str> {
@@ -445,7 +438,7 @@ fn markdown_of_each_payload_is_inert() {
             .into_iter()
             .flat_map(|root| [(root, Breaks::Reflow), (root, Breaks::AsTyped)])
         {
-            let html = markdown(input, root, breaks);
+            let html = render(input, root, breaks);
             let (tags, mut p) = scan(&html);
             for t in &tags {
                 if t.closing {
@@ -519,7 +512,7 @@ fn markdown_of_each_payload_is_inert() {
     // Raw HTML is kept as text, verbatim.
     for p in HTML_PAYLOADS {
         for breaks in [Breaks::Reflow, Breaks::AsTyped] {
-            let html = markdown(p, "", breaks);
+            let html = render(p, "", breaks);
             let (tags, _) = scan(&html);
             let text = visible_text(&html, &tags);
             if !text.contains(p) {
