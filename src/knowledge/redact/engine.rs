@@ -22,6 +22,8 @@ const ENGINE_KINDS: &[&str] = &[
     "assignment",
     "home",
     "username",
+    "email",
+    "person",
 ];
 pub(super) const K_PRIVATE_KEY: usize = 0;
 pub(super) const K_AWS_SECRET: usize = 1;
@@ -31,6 +33,8 @@ pub(super) const K_BASIC_AUTH: usize = 4;
 pub(super) const K_ASSIGNMENT: usize = 5;
 pub(super) const K_HOME: usize = 6;
 pub(super) const K_USERNAME: usize = 7;
+pub(super) const K_EMAIL: usize = 8;
+pub(super) const K_PERSON: usize = 9;
 
 /// How large a rule's compiled program may grow, and its lazy DFA's cache.
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
@@ -331,45 +335,17 @@ impl Redactor {
         if text.is_empty() {
             return Cow::Borrowed(text);
         }
-        // All on the original text: replacing names and homes (`user`, `~`
-        // next to a non-alphanumeric character) creates no trigger literal,
-        // and a home or name the round can still replace after a marker
-        // went in lies outside the marker (one inside or across it is
-        // refused), in bytes the text already held side by side: its
-        // literal was there from the start.
-        // `users`: whether a home under a drive letter may be there (see
-        // `stage_people`).
-        // `people`: whether the home and name rule runs, and where the
-        // screen found its literals.
-        let (url, rest, (people, mut people_at), users, patterns) = match &*self.screen {
-            Some(screen) if use_trigger => {
-                let mut patterns = self.user_patterns();
-                let needs = screen.scan(text, &mut patterns);
-                let people = needs.people();
-                if needs.rest.is_empty() && !needs.url && !people && !patterns.contains(&true) {
-                    return Cow::Borrowed(text);
-                }
-                let mut triggers = self.rules.trigger_rest.iter().enumerate();
-                let rest = triggers.any(|(i, t)| {
-                    let starts = needs.rest.iter().filter(|&&(j, _)| j == i);
-                    t.matches_at(text, starts.map(|&(_, at)| at))
-                });
-                let people = (people, Some(needs.people_at));
-                (needs.url, rest, people, Some(needs.users), patterns)
-            }
-            _ => {
-                let url = !use_trigger || SCHEME_END.find(text.as_bytes()).is_some();
-                let rest = !use_trigger || self.rules.trigger_rest.iter().any(|t| t.is_match(text));
-                let users = use_trigger.then_some(true);
-                let people = (true, None);
-                (
-                    url,
-                    rest,
-                    people,
-                    users,
-                    self.patterns_for(text, use_trigger),
-                )
-            }
+        let Some(Round {
+            url,
+            rest,
+            email,
+            people,
+            mut people_at,
+            users,
+            patterns,
+        }) = self.round_for(text, use_trigger)
+        else {
+            return Cow::Borrowed(text);
         };
         let mut st = State {
             counts: Vec::new(),
@@ -384,7 +360,7 @@ impl Redactor {
         // becomes `-u ~:pw`, which the basic-auth rule then matches).
         // The table's patterns come after the specific rules (tokens, URLs,
         // assignments): they catch what those left, never take it from them.
-        for stage in 0..8 {
+        for stage in 0..9 {
             let out = match stage {
                 0 if rest => self.stage_private_key(&cur, &mut st),
                 1 => self.stage_extras(&cur, &mut st, &patterns, false, use_trigger),
@@ -393,7 +369,10 @@ impl Redactor {
                 4 if rest => self.stage_auth_header(&cur, &mut st),
                 5 if rest => self.stage_assignment(&cur, &mut st),
                 6 => self.stage_extras(&cur, &mut st, &patterns, true, use_trigger),
-                7 if people => {
+                // Before the names: `dana@acme.io` must not become
+                // `user@acme.io`, which still says where dana works.
+                7 if email => self.stage_email(&cur, &mut st),
+                8 if people => {
                     // Where its matches can start, when the screen says:
                     // in the text as screened (nothing replaced yet), and
                     // with no home under a drive letter (whose match starts
@@ -417,6 +396,48 @@ impl Redactor {
             }
         }
         cur
+    }
+
+    /// Which rules a round on `text` runs, or None when none can match.
+    /// All decided on the original text: replacing names and homes
+    /// (`user`, `~` next to a non-alphanumeric character) creates no
+    /// trigger literal, and a home or name the round can still replace
+    /// after a marker went in lies outside the marker (one inside or
+    /// across it is refused), in bytes the text already held side by
+    /// side: its literal was there from the start.
+    fn round_for(&self, text: &str, use_trigger: bool) -> Option<Round> {
+        let Some(screen) = self.screen.as_ref().filter(|_| use_trigger) else {
+            return Some(Round {
+                url: !use_trigger || SCHEME_END.find(text.as_bytes()).is_some(),
+                rest: !use_trigger || self.rules.trigger_rest.iter().any(|t| t.is_match(text)),
+                email: !use_trigger || super::email::may_hold(text),
+                people: true,
+                people_at: None,
+                users: use_trigger.then_some(true),
+                patterns: self.patterns_for(text, use_trigger),
+            });
+        };
+        let mut patterns = self.user_patterns();
+        let needs = screen.scan(text, &mut patterns);
+        let people = needs.people();
+        let quiet = needs.rest.is_empty() && !needs.url && !needs.email;
+        if quiet && !people && !patterns.contains(&true) {
+            return None;
+        }
+        let mut triggers = self.rules.trigger_rest.iter().enumerate();
+        let rest = triggers.any(|(i, t)| {
+            let starts = needs.rest.iter().filter(|&&(j, _)| j == i);
+            t.matches_at(text, starts.map(|&(_, at)| at))
+        });
+        Some(Round {
+            url: needs.url,
+            rest,
+            email: needs.email,
+            people,
+            people_at: Some(needs.people_at),
+            users: Some(needs.users),
+            patterns,
+        })
     }
 
     /// Compile every rule now (see [`Lazy`]): a built-in rule that does
@@ -503,7 +524,7 @@ impl Redactor {
         let mut rw = Rewriter::new(text, st);
         let mut pos = 0;
         while let Some(m) = self.rules.pem_begin.find_at(text, pos) {
-            let end = pem_block_end(bytes, m.end());
+            let end = super::private_key::block_end(bytes, m.end());
             match end {
                 Some(end) if !st.overlaps_marker(m.start(), end) => {
                     rw.replace(m.start(), end, &self.markers[K_PRIVATE_KEY]);
@@ -670,6 +691,20 @@ impl Redactor {
         rw.finish(st)
     }
 
+    /// E-mail addresses, with the name written before one (see `email.rs`).
+    fn stage_email(&self, text: &str, st: &mut State) -> Option<String> {
+        let mut rw = Rewriter::new(text, st);
+        for found in super::email::find(text) {
+            if st.overlaps_marker(found.start, found.end) {
+                continue;
+            }
+            let kind = if found.with_name { K_PERSON } else { K_EMAIL };
+            rw.replace(found.start, found.end, &self.markers[kind]);
+            self.bump(st, kind);
+        }
+        rw.finish(st)
+    }
+
     fn stage_auth_header(&self, text: &str, st: &mut State) -> Option<String> {
         let (mut locs, mut pos) = slots_if_match(&self.rules.auth_header, text)?;
         let mut rw = Rewriter::new(text, st);
@@ -709,6 +744,23 @@ impl Redactor {
         }
         rw.finish(st)
     }
+}
+
+/// The rules one round runs on a text (see `Redactor::round_for`).
+struct Round {
+    url: bool,
+    /// The rules behind `Redactor::trigger_rest`.
+    rest: bool,
+    email: bool,
+    /// Whether the home and name rule runs, and where the screen found
+    /// its literals (None: not screened).
+    people: bool,
+    people_at: Option<Vec<usize>>,
+    /// Whether a home under a drive letter may be there (see
+    /// `stage_people`); None: not screened.
+    users: Option<bool>,
+    /// Which extras run.
+    patterns: Vec<bool>,
 }
 
 /// Per-call scratch: local counts (flushed to the atomics once per call),
@@ -845,111 +897,6 @@ fn mixed_case(s: &str) -> bool {
 
 pub(super) fn is_b64(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'='
-}
-
-/// End of the PEM block whose header ends at `from`: the end of its
-/// `-----END ...-----` line, or for a truncated block the end of the base64
-/// lines after the header. None when nothing key-like follows the header
-/// (e.g. code that merely mentions the header string).
-fn pem_block_end(b: &[u8], from: usize) -> Option<usize> {
-    const WINDOW: usize = 64 * 1024;
-    let lim = (from + WINDOW).min(b.len());
-    let win = &b[from..lim];
-    if let Some(i) = memmem::find(win, b"-----END ") {
-        let body = &win[..i];
-        let clean = !body
-            .iter()
-            .any(|c| matches!(c, b'"' | b'\'' | b'`' | b'{' | b'}' | b';'))
-            && memmem::find(body, b"-----BEGIN").is_none();
-        if clean {
-            if let Some(n) = pem_end_line(&win[i..]) {
-                return Some(from + i + n);
-            }
-        }
-    }
-    // Truncated block: base64 runs separated by (escaped) line breaks, and
-    // separated from the header: `-----BEGIN ...-----MIIE` is no PEM body.
-    let mut i = from;
-    let mut end = None;
-    let mut first = true;
-    loop {
-        // separators
-        let mut j = i;
-        loop {
-            if j < b.len() && matches!(b[j], b' ' | b'\t' | b'\r' | b'\n') {
-                j += 1;
-            } else if j + 1 < b.len() && b[j] == b'\\' {
-                let mut k = j;
-                while k < b.len() && b[k] == b'\\' && k - j < 3 {
-                    k += 1;
-                }
-                if k < b.len() && matches!(b[k], b'n' | b'r' | b't') {
-                    j = k + 1;
-                } else {
-                    break;
-                }
-            } else {
-                break;
-            }
-        }
-        if first && j == i {
-            return None;
-        }
-        first = false;
-        // PEM headers of encrypted keys: "Proc-Type: 4,ENCRYPTED", "DEK-Info: ..."
-        let rest = &b[j..];
-        if rest.starts_with(b"Proc-Type:") || rest.starts_with(b"DEK-Info:") {
-            let mut k = j;
-            while k < b.len() && b[k] != b'\n' && b[k] != b'\\' {
-                k += 1;
-            }
-            end = Some(k);
-            i = k;
-            continue;
-        }
-        let mut k = j;
-        while k < b.len() && is_b64(b[k]) {
-            k += 1;
-        }
-        if k == j {
-            break;
-        }
-        let run = k - j;
-        let after = b.get(k).copied();
-        // A short word must end a line (or the quoted text, or a "...");
-        // followed by a space (prose) or anything else it is no key material.
-        let ok = run >= 20
-            || matches!(
-                after,
-                None | Some(b'\n' | b'\r' | b'\\' | b'"' | b'\'' | b'`' | b'.')
-            );
-        if !ok {
-            break;
-        }
-        end = Some(k);
-        i = k;
-        if run < 20 && !matches!(after, None | Some(b'\n' | b'\r' | b'\\')) {
-            break;
-        }
-    }
-    end
-}
-
-/// Length of `-----END <WORDS> PRIVATE KEY[ BLOCK]-----` at the start of `b`.
-fn pem_end_line(b: &[u8]) -> Option<usize> {
-    let mut i = b"-----END ".len();
-    let start = i;
-    while i < b.len()
-        && i - start <= 40
-        && (b[i].is_ascii_uppercase() || b[i].is_ascii_digit() || b[i] == b' ')
-    {
-        i += 1;
-    }
-    let words = &b[start..i];
-    if !(words.ends_with(b"PRIVATE KEY") || words.ends_with(b"PRIVATE KEY BLOCK")) {
-        return None;
-    }
-    b[i..].starts_with(b"-----").then_some(i + 5)
 }
 
 /// `key = value`, `key: value`, `"key": "value"`, `<key>value`.

@@ -5,7 +5,8 @@
 //! the web. Redaction runs once, where text is read (extraction, triage),
 //! before anything is cut, counted, cached, spilled or shown: so a new page,
 //! a new search field or a new command cannot leak what it never receives.
-//! The rules, in the order they run on a text:
+//! The rules, in the order they run on a text (the homes and names, listed
+//! first, run last, after every other: see `Redactor::pipeline`):
 //!
 //! 1. `home` and `username`: the owner's home directories become `~` (in
 //!    every spelling: `/home/dana`, `C:\Users\Dana`, JSON's `C:\\Users\\Dana`,
@@ -26,6 +27,11 @@
 //! 7. `assignment` / `aws-secret`: `password=...`, `"token": "..."`,
 //!    `--password ...`, `<password>...</password>`; only the value is
 //!    replaced, the key stays.
+//! 8. `email` / `person`: e-mail addresses, with the name written before
+//!    one (`Author: Jane Doe <jane@acme.io>` -> `Author: [REDACTED:person]`),
+//!    except machine senders (`noreply@`, `git@host:`) and the reserved
+//!    example domains (see `email.rs`). Before the homes and names, so
+//!    `dana@acme.io` never reads `user@acme.io`.
 //!
 //! Every replacement is `[REDACTED:kind]` (or `~`, `~user`, `user`), no rule
 //! ever touches text inside an existing `[REDACTED:...]` marker, and a
@@ -63,8 +69,10 @@
 //! plain `memmem` scans.
 
 mod assignment;
+mod email;
 mod engine;
 mod people;
+mod private_key;
 pub mod rules;
 mod screen;
 mod text;

@@ -34,6 +34,8 @@ enum Gate {
     Rest(usize),
     /// The URL rule (`://`).
     Url,
+    /// The e-mail rule (`@`, `%40`).
+    Email,
     /// The home and name rule.
     People,
     /// The same, and its homes under a drive letter.
@@ -50,6 +52,7 @@ pub(super) struct Needs {
     /// place can be listed twice).
     pub rest: Vec<(usize, usize)>,
     pub url: bool,
+    pub email: bool,
     /// Where a literal of the home and name rule's regexes starts (byte
     /// offset), in no order, a place perhaps twice: each place a match of
     /// the rule can start, unless a home under a drive letter is there
@@ -99,7 +102,11 @@ impl Screen {
         users: &str,
         keywords: &[(Box<[u8]>, usize)],
     ) -> Option<Screen> {
-        let mut found: Vec<(Vec<u8>, Gate)> = vec![(b"://".to_vec(), Gate::Url)];
+        let mut found: Vec<(Vec<u8>, Gate)> = vec![
+            (b"://".to_vec(), Gate::Url),
+            (b"@".to_vec(), Gate::Email),
+            (b"%40".to_vec(), Gate::Email),
+        ];
         let sources = rest
             .iter()
             .enumerate()
@@ -214,6 +221,7 @@ impl Screen {
             match *gate {
                 Gate::Rest(i) => needs.rest.push((i, start)),
                 Gate::Url => needs.url = true,
+                Gate::Email => needs.email = true,
                 Gate::People => needs.people_at.push(start),
                 Gate::Users => needs.users = true,
                 Gate::Pattern(p) => {

@@ -3,6 +3,7 @@
 use super::*;
 use std::borrow::Cow;
 
+mod emails;
 mod mixes;
 
 fn cfg() -> RedactConfig {
