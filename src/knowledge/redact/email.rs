@@ -103,10 +103,7 @@ fn address(b: &[u8], at: usize, len: usize) -> Option<(usize, usize)> {
     while start > floor && local_char(b[start - 1]) {
         start -= 1;
     }
-    // A JSON escape before the address is not part of it (`\ndana@…`).
-    if start >= 1 && b[start - 1] == b'\\' && matches!(b.get(start), Some(b'n' | b't' | b'r')) {
-        start += 1;
-    }
+    start = past_json_escape(b, start);
     while start < at && b[start] == b'.' {
         start += 1;
     }
@@ -155,9 +152,12 @@ fn names_no_one(local: &str, domain: &str) -> bool {
     let tld = domain.rsplit('.').next().unwrap_or_default();
     MACHINE_LOCALS.contains(&local.as_str())
         || RESERVED_TLDS.contains(&tld)
-        || EXAMPLE_DOMAINS
-            .iter()
-            .any(|d| domain == *d || domain.ends_with(&format!(".{d}")))
+        || EXAMPLE_DOMAINS.iter().any(|d| {
+            // The domain itself, or one under it.
+            domain
+                .strip_suffix(d)
+                .is_some_and(|sub| sub.is_empty() || sub.ends_with('.'))
+        })
 }
 
 /// Where the name written before `<address>` starts (the address is
@@ -184,10 +184,7 @@ fn name_before(text: &str, start: usize, end: usize) -> Option<usize> {
         .take_while(|&(i, c)| i >= floor && (name_char(c) || c == ' '))
         .last()
         .map_or(stop, |(i, _)| i);
-    // A JSON escape before the name is not part of it (`\nJane Doe <…>`).
-    if open >= 1 && b[open - 1] == b'\\' && matches!(b.get(open), Some(b'n' | b't' | b'r')) {
-        open += 1;
-    }
+    open = past_json_escape(b, open);
     while open < stop && b[open] == b' ' {
         open += 1;
     }
@@ -206,6 +203,13 @@ fn quoted_name(text: &str, close: usize) -> Option<usize> {
     let name = &text[open + 1..close];
     let one_line = !name.contains(['\n', '\\']);
     (one_line && name.chars().any(char::is_alphabetic)).then_some(open)
+}
+
+/// `at`, or one byte on when a JSON escape's `\` stands before it: the
+/// `n` of `\ndana@…` or `\nJane Doe <…>` is not part of what follows.
+fn past_json_escape(b: &[u8], at: usize) -> usize {
+    let escaped = at >= 1 && b[at - 1] == b'\\' && matches!(b.get(at), Some(b'n' | b't' | b'r'));
+    at + usize::from(escaped)
 }
 
 fn name_char(c: char) -> bool {
