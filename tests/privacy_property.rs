@@ -364,3 +364,106 @@ proptest! {
         }
     }
 }
+
+/// An owner's real name, as their account shows it: two or three words
+/// of letters past `f` (no filler word is one of them by chance).
+fn real_name() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec("[G-Z][g-z]{2,7}", 2..4)
+}
+
+/// The real name `words` in one of the ways text writes a name.
+fn said(words: &[String], shape: usize) -> String {
+    let full = words.join(" ");
+    let (first, last) = (&words[0], &words[words.len() - 1]);
+    let lower = |sep: &str| words.join(sep).to_lowercase();
+    let shapes = [
+        full.clone(),
+        full.to_uppercase(),
+        full.to_lowercase(),
+        words.join("  "),
+        words.join("\t"),
+        lower("-"),
+        lower("."),
+        words.join("_"),
+        format!("{last}, {}", words[..words.len() - 1].join(" ")),
+        format!("{first} {last}"),
+        format!("{last},{first}"),
+        format!("verified as {full}."),
+        format!("\"{full}\""),
+        format!("{full}'s laptop"),
+        format!("https://github.com/{}", lower("-")),
+        format!("Signed-off-by: {full}"),
+    ];
+    shapes[shape % shapes.len()].clone()
+}
+
+/// Every way the real name `words` can be left in a text, lower-cased.
+fn spellings_of(words: &[String]) -> Vec<String> {
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let (first, last) = (&lower[0], &lower[lower.len() - 1]);
+    let mut all = Vec::new();
+    for sep in [" ", "  ", "\t", "-", ".", "_", "\\t"] {
+        all.push(lower.join(sep));
+        all.push(format!("{first}{sep}{last}"));
+    }
+    for sep in [", ", ","] {
+        all.push(format!("{last}{sep}{first}"));
+    }
+    all
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The owner's real name, which only the account in Claude Code's
+    /// settings file (`.claude.json`, beside the data or inside it) knows,
+    /// written as text writes a name at any place of any text, reaches no
+    /// output.
+    #[test]
+    fn the_owners_real_name_from_their_account_survives_nowhere(
+        text in (filler(), filler()).prop_map(|(a, b)| a + &b),
+        words in real_name(),
+        shape in 0usize..64,
+        at in 0usize..3000,
+        inside in any::<bool>(),
+        sep in prop_oneof![Just(" "), Just("\n"), Just(" ("), Just("\t")],
+    ) {
+        let mut i = at.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        let planted = format!("{}{sep}{}{sep}{}", &text[..i], said(&words, shape), &text[i..]);
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let src = tmp.path().join(".claude");
+        data(&src, &planted);
+        let settings = json!({"numStartups": 3, "oauthAccount": {
+            "emailAddress": "pat@acme.io", "displayName": words.join(" ")}});
+        let file = if inside { src.join(".claude.json") } else { tmp.path().join(".claude.json") };
+        std::fs::write(file, settings.to_string()).expect("write");
+        let out = tmp.path().join("site");
+        let report = ccwiki::build(&common::options(vec![src.clone()], out.clone()))
+            .expect("builds");
+        prop_assert!(report.sessions == 1 && report.skips.is_empty(), "{report:?}");
+        let spellings = spellings_of(&words);
+        let found = |what: &str| {
+            let lower = what.to_lowercase();
+            spellings.iter().find(|s| lower.contains(s.as_str())).cloned()
+        };
+        for (path, bytes) in common::read_tree(&out) {
+            let body = String::from_utf8_lossy(&bytes);
+            if let Some(s) = found(&body) {
+                let at = body.to_lowercase().find(&s).unwrap_or(0);
+                let from = body.floor_char_boundary(at.saturating_sub(60));
+                let to = body.ceil_char_boundary((at + 60).min(body.len()));
+                prop_assert!(false, "{path} holds {s:?}: {:?}", &body[from..to]);
+            }
+        }
+        let pipeline = ccwiki::knowledge::pipeline::Pipeline::new(vec![src]);
+        for query in ["prop", "notes", &words[0]] {
+            let found_by = ccwiki::app::search::search_sources(&pipeline, query, None, 100)
+                .expect("search");
+            let printed = serde_json::to_string(&found_by).expect("json");
+            prop_assert!(found(&printed).is_none(), "search {query:?} prints the name");
+        }
+    }
+}

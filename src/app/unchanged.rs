@@ -152,7 +152,8 @@ pub fn fingerprint(opts: &BuildOptions, sources: &Sources) -> u128 {
             .chain(&r.history)
             .chain(&r.session_starts)
             .chain(r.setup.iter().map(|s| &s.path))
-            .chain(&r.facets);
+            .chain(&r.facets)
+            .chain(&r.claude_json);
         for f in files {
             stat(&mut h, f);
         }

@@ -359,6 +359,7 @@ mod tests {
         Redactor::new(&RedactConfig {
             home_dirs: vec![HOME.into()],
             usernames: vec!["dana".into()],
+            real_names: Vec::new(),
             extra_patterns: if extra {
                 vec![("word".into(), "plain".into())]
             } else {

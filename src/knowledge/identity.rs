@@ -6,7 +6,9 @@
 //! and the project folder names (`-home-dana-code`, `C--Users-Dana-x`,
 //! which are all a user has when only memory files are left). A folder name
 //! that a known home explains adds nothing; one that none explains gives
-//! the name after `home`/`Users`.
+//! the name after `home`/`Users`. The owner's real name is the display
+//! name of the account in Claude Code's settings file (see
+//! [`crate::source::account`]).
 
 use crate::knowledge::redact::Redactor;
 use crate::source::discover::{Root, TranscriptFile};
@@ -18,10 +20,13 @@ use std::io::Read;
 /// How much of each transcript is searched for `cwd` values.
 const HEAD_BYTES: u64 = 64 << 10;
 
-/// The owner's home directories (as spelled in the data).
+/// The owner's home directories (as spelled in the data) and real names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identity {
     pub homes: BTreeSet<String>,
+    /// The display names of the accounts that wrote the data (see
+    /// [`crate::source::account`]).
+    pub names: BTreeSet<String>,
 }
 
 impl Identity {

@@ -123,6 +123,7 @@ impl Pipeline {
         RedactConfig {
             home_dirs: identity.homes.iter().cloned().collect(),
             usernames: Vec::new(),
+            real_names: identity.names.iter().cloned().collect(),
             extra_patterns: self.extra_patterns.clone(),
         }
     }
@@ -148,6 +149,7 @@ impl Pipeline {
             prepared.map_err(pattern_error)?,
             cfg.home_dirs,
             cfg.usernames,
+            cfg.real_names,
         )
         .map_err(pattern_error)
     }
@@ -259,7 +261,8 @@ impl Pipeline {
         let (read, raw_starts, identity) = timed(report, "identity", || {
             let read = history::read(&sources.roots, cache);
             let raw_starts = read_starts(sources, &mut skips);
-            let identity = Identity::learn(&sources.roots, read.projects(), &raw_starts);
+            let mut identity = Identity::learn(&sources.roots, read.projects(), &raw_starts);
+            identity.names = crate::source::account::display_names(&sources.roots, &mut skips);
             (read, raw_starts, identity)
         });
         let redactor = timed(report, "redactor", || self.redactor(prepared, &identity))?;

@@ -32,6 +32,9 @@ pub struct Root {
     pub facets: Vec<PathBuf>,
     /// `file-history/`, when there is one: backups of the files sessions changed.
     pub file_history: Option<PathBuf>,
+    /// Claude Code's settings file, `.claude.json`, inside the root or
+    /// beside it (see `account.rs`): whose account wrote the data.
+    pub claude_json: Option<PathBuf>,
     /// Every file the walk met, in its order (links and nested roots left
     /// out), the ones a wiki does not show too: the archive keeps them all
     /// and takes them from here instead of walking the root again.
@@ -249,6 +252,7 @@ pub fn discover(sources: &[PathBuf]) -> Result<Sources, Error> {
                 ..Root::default()
             };
             walk_root(&mut root, &mut out.skips);
+            root.claude_json = super::account::find(&root.path);
             if !root.is_empty() {
                 out.roots.push(root);
             }

@@ -2,6 +2,7 @@
 //! parse them into raw records. Knows nothing of pages, and nothing here is
 //! redacted: its output goes only to the knowledge layer.
 
+pub mod account;
 pub mod archive;
 pub mod changes;
 pub mod discover;

@@ -224,7 +224,7 @@ mod tests {
             let red = Redactor::new(&RedactConfig {
                 home_dirs: vec!["/home/dana".into()],
                 usernames: vec!["dana".into()],
-                extra_patterns: Vec::new(),
+                ..RedactConfig::default()
             })
             .expect("redactor");
             let displays = [

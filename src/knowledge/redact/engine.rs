@@ -235,10 +235,12 @@ impl Redactor {
         prepared: Prepared,
         home_dirs: Vec<String>,
         usernames: Vec<String>,
+        real_names: Vec<String>,
     ) -> Result<Redactor, PatternError> {
         let cfg = RedactConfig {
             home_dirs,
             usernames,
+            real_names,
             extra_patterns: prepared.extra_patterns,
         };
         let people = super::people::People::new(&cfg);

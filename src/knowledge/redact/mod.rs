@@ -12,7 +12,8 @@
 //!    every spelling: `/home/dana`, `C:\Users\Dana`, JSON's `C:\\Users\\Dana`,
 //!    WSL, Git Bash, and the dashed form of project folders,
 //!    `-home-dana-…`), other people's `~user`, and the owner's user names
-//!    `user` wherever they stand as a word.
+//!    `user` wherever they stand as a word, as does their real name as a
+//!    phrase (`Dana Kim`, `dana-kim`, `Kim, Dana`).
 //! 2. `private-key`: a whole `-----BEGIN ... PRIVATE KEY-----` block up to its
 //!    `-----END ...-----` line, or, when the block was truncated, the header
 //!    plus the base64 lines that follow it.
@@ -189,6 +190,11 @@ pub struct RedactConfig {
     pub home_dirs: Vec<String>,
     /// User names to replace with `user` wherever they stand as a word.
     pub usernames: Vec<String>,
+    /// The owner's real names (`Dana Kim`: an account's display name),
+    /// replaced with `user` wherever they stand as a phrase of their
+    /// words (see `people::real_name_pattern`); a one-word name is a
+    /// user name.
+    pub real_names: Vec<String>,
     /// (kind, regex) pairs supplied by the user. A match is replaced by
     /// `[REDACTED:kind]`; if the regex has a group named `value`, only that
     /// group is replaced.

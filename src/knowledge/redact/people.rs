@@ -173,6 +173,11 @@ impl People {
         // print Windows paths too). Only on `C:`, where Windows keeps
         // homes: glued, `D:UsersEvex` may as well be someone's `Evex`.
         eaten.extend(users.iter().map(|u| format!("(?i:c:users{u})")));
+        // Real names after: a phrase is no user name to find glued to a
+        // Windows home, and (longest first) it wins over its first word.
+        users.extend(cfg.real_names.iter().filter_map(|n| real_name_pattern(n)));
+        users.sort_by_key(|u| std::cmp::Reverse(u.len()));
+        users.dedup();
         let plain_others = format!(r"(?:/var)?/home/{n}|/Users/{n}", n = ANY_NAME);
         let others = format!(
             r"{plain_others}|(?i:[a-z]):{SEP}(?i:users){SEP}{n}|(?:/mnt)?/(?i:[a-z])/(?i:users)/{n}",
@@ -559,6 +564,38 @@ fn dashed_pattern(home: &str) -> Option<String> {
     } else {
         regex::escape(&dashed)
     })
+}
+
+/// The pattern of the owner's real name `name` for the rule's
+/// case-insensitive group of names: its words in order, apart by spaces
+/// or tabs or joined by one `-`, `_` or `.` (`Dana Kim`, `dana-kim`,
+/// `dana.kim`), and the last word first after a comma (`Kim, Dana`);
+/// the first and last words alone too when there are more (`Dana Kim`
+/// and `Kim, Dana` for `Dana Lee Kim`). A one-word name is a user name: None when it is
+/// too short or an account name (`admin`).
+fn real_name_pattern(name: &str) -> Option<String> {
+    let words: Vec<String> = name.split_whitespace().map(str::to_lowercase).collect();
+    let phrase = |words: &[String]| {
+        let escaped: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
+        escaped.join(r"(?:[ \t]+|[-_.])")
+    };
+    match words.as_slice() {
+        [] => None,
+        [word] => username_is_replaceable(word).then(|| regex::escape(word)),
+        [first, middle @ .., last] => {
+            let last = regex::escape(last);
+            let mut shapes = vec![phrase(&words)];
+            shapes.push(format!(
+                r"{last},[ \t]*{}",
+                phrase(&words[..words.len() - 1])
+            ));
+            if !middle.is_empty() {
+                shapes.push(phrase(&[first.clone(), words[words.len() - 1].clone()]));
+                shapes.push(format!(r"{last},[ \t]*{}", regex::escape(first)));
+            }
+            Some(shapes.join("|"))
+        }
+    }
 }
 
 fn username_is_replaceable(u: &str) -> bool {

@@ -348,6 +348,7 @@ mod tests {
             RedactConfig {
                 home_dirs: vec!["/Users/christopher.montgomery".into(), "/root".into()],
                 usernames: vec!["maximilian-alexander".into(), "Kirsty".into()],
+                real_names: vec!["Christopher J. Montgomery".into(), "Élodie".into()],
                 ..RedactConfig::default()
             },
             RedactConfig {

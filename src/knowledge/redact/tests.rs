@@ -57,6 +57,7 @@ fn every_rule_compiles() {
     let cfg = RedactConfig {
         home_dirs: vec![r"C:\Users\Dana".into(), "/var/home/eve".into()],
         usernames: vec!["dana".into()],
+        real_names: vec!["Dana Kim".into()],
         extra_patterns: vec![("ticket".into(), r"TICKET-(?P<value>\d{4})".into())],
     };
     Redactor::new(&cfg).expect("redactor").compile_all();
@@ -480,6 +481,7 @@ fn idempotent() {
     let red = Redactor::new(&RedactConfig {
         home_dirs: vec!["/home/dana".into(), "C:\\Users\\Eve".into()],
         usernames: vec![],
+        real_names: Vec::new(),
         extra_patterns: vec![("ticket".into(), r"TICKET-\d{4}".into())],
     })
     .unwrap();
@@ -498,7 +500,7 @@ fn idempotent() {
     // user's pattern kept, the same text and fingerprint.
     let prepared = Redactor::prepare(&[("ticket".into(), r"TICKET-\d{4}".into())]).unwrap();
     let homes = vec!["/home/dana".into(), "C:\\Users\\Eve".into()];
-    let ahead = Redactor::for_owner(prepared, homes, Vec::new()).unwrap();
+    let ahead = Redactor::for_owner(prepared, homes, Vec::new(), Vec::new()).unwrap();
     assert_eq!(ahead.redact(&text), once);
     assert_eq!(ahead.fingerprint(), red.fingerprint());
     assert!(Redactor::prepare(&[("bad".into(), "(".into())]).is_err());
@@ -660,6 +662,47 @@ fn usernames() {
     // too short or too common: never replaced as words
     assert_eq!(red.redact("bo admin bob"), "bo admin bob");
     assert_eq!(red.redact("kim.lee wrote"), "user wrote");
+}
+
+#[test]
+fn real_names() {
+    let red = Redactor::new(&RedactConfig {
+        home_dirs: vec!["/home/dk".into()],
+        real_names: vec![
+            "Dana Lee Kim".into(),
+            " Élodie ".into(),
+            "Al".into(),
+            "Admin".into(),
+        ],
+        ..cfg()
+    })
+    .unwrap();
+    // The phrase in any case, its words apart or joined, reversed after
+    // a comma, the middle name left out; each a word of its own.
+    for (text, redacted) in [
+        ("verified as Dana Lee Kim.", "verified as user."),
+        ("DANA  LEE\tKIM wrote", "user wrote"),
+        ("Co-authored by dana kim", "Co-authored by user"),
+        ("github.com/dana-lee-kim/x", "github.com/user/x"),
+        ("dana.kim's notes; dana_kim", "user's notes; user"),
+        ("Kim, Dana Lee; kim,dana", "user; user"),
+        ("\"Dana Kim\" and (Dana Kim)", "\"user\" and (user)"),
+        ("\\nDana Kim said", "\\nuser said"),
+        ("by Élodie. ok; ÉLODIE", "by user. ok; user"),
+    ] {
+        assert_eq!(red.redact(text), redacted, "{text}");
+    }
+    // The words alone, or inside longer ones, are left: a first name is
+    // everybody's (a one-word name is a user name, as `Élodie` is).
+    for kept in [
+        "Dana said, and Kim agreed",
+        "Lee Kim",
+        "danakim adana kim",
+        "Dana Kimball",
+        "Al and Admin",
+    ] {
+        assert_eq!(red.redact(kept), kept);
+    }
 }
 
 #[test]

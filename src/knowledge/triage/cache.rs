@@ -261,7 +261,7 @@ mod tests {
         Redactor::new(&RedactConfig {
             home_dirs: vec![format!("/home/{user}")],
             usernames: vec![user.to_string()],
-            extra_patterns: Vec::new(),
+            ..RedactConfig::default()
         })
         .unwrap()
     }
