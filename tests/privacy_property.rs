@@ -392,6 +392,7 @@ fn said(words: &[String], shape: usize) -> String {
         format!("\"{full}\""),
         format!("{full}'s laptop"),
         format!("https://github.com/{}", lower("-")),
+        format!("https://github.com/{}27/x", lower("")),
         format!("Signed-off-by: {full}"),
     ];
     shapes[shape % shapes.len()].clone()
@@ -402,7 +403,7 @@ fn spellings_of(words: &[String]) -> Vec<String> {
     let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let (first, last) = (&lower[0], &lower[lower.len() - 1]);
     let mut all = Vec::new();
-    for sep in [" ", "  ", "\t", "-", ".", "_", "\\t"] {
+    for sep in ["", " ", "  ", "\t", "-", ".", "_", "\\t"] {
         all.push(lower.join(sep));
         all.push(format!("{first}{sep}{last}"));
     }

@@ -568,16 +568,17 @@ fn dashed_pattern(home: &str) -> Option<String> {
 
 /// The pattern of the owner's real name `name` for the rule's
 /// case-insensitive group of names: its words in order, apart by spaces
-/// or tabs or joined by one `-`, `_` or `.` (`Dana Kim`, `dana-kim`,
-/// `dana.kim`), and the last word first after a comma (`Kim, Dana`);
+/// or tabs, joined by one `-`, `_` or `.` or glued, with the digits a
+/// handle adds (`Dana Kim`, `dana-kim`, `dana.kim`, `danakim27`), and
+/// the last word first after a comma (`Kim, Dana`);
 /// the first and last words alone too when there are more (`Dana Kim`
-/// and `Kim, Dana` for `Dana Lee Kim`). A one-word name is a user name: None when it is
-/// too short or an account name (`admin`).
+/// and `Kim, Dana` for `Dana Lee Kim`). A one-word name is a user
+/// name: None when it is too short or an account name (`admin`).
 fn real_name_pattern(name: &str) -> Option<String> {
     let words: Vec<String> = name.split_whitespace().map(str::to_lowercase).collect();
     let phrase = |words: &[String]| {
         let escaped: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
-        escaped.join(r"(?:[ \t]+|[-_.])")
+        escaped.join(r"(?:[ \t]+|[-_.])?") + "[0-9]*"
     };
     match words.as_slice() {
         [] => None,

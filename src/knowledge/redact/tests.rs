@@ -684,6 +684,10 @@ fn real_names() {
         ("DANA  LEE\tKIM wrote", "user wrote"),
         ("Co-authored by dana kim", "Co-authored by user"),
         ("github.com/dana-lee-kim/x", "github.com/user/x"),
+        (
+            "github.com/danaleekim27/x; @danakim",
+            "github.com/user/x; @user",
+        ),
         ("dana.kim's notes; dana_kim", "user's notes; user"),
         ("Kim, Dana Lee; kim,dana", "user; user"),
         ("\"Dana Kim\" and (Dana Kim)", "\"user\" and (user)"),
@@ -697,7 +701,7 @@ fn real_names() {
     for kept in [
         "Dana said, and Kim agreed",
         "Lee Kim",
-        "danakim adana kim",
+        "danakimball adana kim",
         "Dana Kimball",
         "Al and Admin",
     ] {
