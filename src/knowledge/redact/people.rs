@@ -570,10 +570,10 @@ fn dashed_pattern(home: &str) -> Option<String> {
 /// case-insensitive group of names: its words in order, apart by spaces
 /// or tabs, joined by one `-`, `_` or `.` or glued, with the digits a
 /// handle adds (`Dana Kim`, `dana-kim`, `dana.kim`, `danakim27`), and
-/// the last word first after a comma (`Kim, Dana`);
-/// the first and last words alone too when there are more (`Dana Kim`
-/// and `Kim, Dana` for `Dana Lee Kim`). A one-word name is a user
-/// name: None when it is too short or an account name (`admin`).
+/// the last word first after a comma (`Kim, Dana`); the first and last
+/// words alone too when there are more (`Dana Kim` and `Kim, Dana` for
+/// `Dana Lee Kim`). A one-word name is a user name: None when it is too
+/// short or an account name (`admin`).
 fn real_name_pattern(name: &str) -> Option<String> {
     let words: Vec<String> = name.split_whitespace().map(str::to_lowercase).collect();
     let phrase = |words: &[String]| {
