@@ -12,7 +12,7 @@ use crate::knowledge::cache::{Cache, CacheStats};
 use crate::knowledge::exclude::Excluder;
 use crate::knowledge::identity::Identity;
 use crate::knowledge::model::{HistoryEntry, Knowledge, SessionStart};
-use crate::knowledge::redact::{PatternError, Prepared, RedactConfig, Redactor, Tally};
+use crate::knowledge::redact::{Owner, PatternError, Prepared, RedactConfig, Redactor, Tally};
 use crate::knowledge::spill::Spill;
 use crate::knowledge::{extract, history, triage};
 use crate::source::archive::Archive;
@@ -116,15 +116,19 @@ impl Pipeline {
         if !self.redact {
             return Ok(());
         }
-        Redactor::check_patterns(&self.redact_config(&Identity::default())).map_err(pattern_error)
+        let patterns = RedactConfig {
+            extra_patterns: self.extra_patterns.clone(),
+            ..RedactConfig::default()
+        };
+        Redactor::check_patterns(&patterns).map_err(pattern_error)
     }
 
-    fn redact_config(&self, identity: &Identity) -> RedactConfig {
-        RedactConfig {
+    /// Whose data it is, for the redactor: the homes and names learned.
+    fn owner(identity: &Identity) -> Owner {
+        Owner {
             home_dirs: identity.homes.iter().cloned().collect(),
             usernames: Vec::new(),
             real_names: identity.names.iter().cloned().collect(),
-            extra_patterns: self.extra_patterns.clone(),
         }
     }
 
@@ -144,14 +148,8 @@ impl Pipeline {
         let Some(prepared) = prepared else {
             return Ok(Redactor::disabled());
         };
-        let cfg = self.redact_config(identity);
-        Redactor::for_owner(
-            prepared.map_err(pattern_error)?,
-            cfg.home_dirs,
-            cfg.usernames,
-            cfg.real_names,
-        )
-        .map_err(pattern_error)
+        Redactor::for_owner(prepared.map_err(pattern_error)?, Self::owner(identity))
+            .map_err(pattern_error)
     }
 
     /// Every data root of the sources, and the archive's view of what

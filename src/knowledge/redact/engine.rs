@@ -3,7 +3,9 @@
 
 use super::assignment::{is_placeholder, KEYS, QUOTE};
 use super::rules::{Check, TABLE};
-use super::{Extra, PatternError, Prepared, RedactConfig, Redactor, Rules, Tally, TokenPass};
+use super::{
+    Extra, Owner, PatternError, Prepared, RedactConfig, Redactor, Rules, Tally, TokenPass,
+};
 use memchr::memmem;
 use regex::Regex;
 use std::borrow::Cow;
@@ -231,12 +233,12 @@ impl Redactor {
 
     /// The redactor of `prepared` and the owner's homes and names: the
     /// same as [`Redactor::new`] with those and `prepared`'s patterns.
-    pub fn for_owner(
-        prepared: Prepared,
-        home_dirs: Vec<String>,
-        usernames: Vec<String>,
-        real_names: Vec<String>,
-    ) -> Result<Redactor, PatternError> {
+    pub fn for_owner(prepared: Prepared, owner: Owner) -> Result<Redactor, PatternError> {
+        let Owner {
+            home_dirs,
+            usernames,
+            real_names,
+        } = owner;
         let cfg = RedactConfig {
             home_dirs,
             usernames,

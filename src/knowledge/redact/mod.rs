@@ -116,6 +116,16 @@ pub struct Prepared {
     extra_patterns: Vec<(String, String)>,
 }
 
+/// Whose data it is, as [`Redactor::for_owner`] takes it (the fields of
+/// [`RedactConfig`] of the same names): named, so no list of the owner's
+/// can be handed over as another.
+#[derive(Debug, Clone, Default)]
+pub struct Owner {
+    pub home_dirs: Vec<String>,
+    pub usernames: Vec<String>,
+    pub real_names: Vec<String>,
+}
+
 /// The rules that do not depend on the owner: the table's, the engine's
 /// and the user's patterns (made ahead of the owner's, see
 /// `Redactor::prepare`; the built-in ones compiled where a text first

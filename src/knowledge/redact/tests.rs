@@ -500,7 +500,11 @@ fn idempotent() {
     // user's pattern kept, the same text and fingerprint.
     let prepared = Redactor::prepare(&[("ticket".into(), r"TICKET-\d{4}".into())]).unwrap();
     let homes = vec!["/home/dana".into(), "C:\\Users\\Eve".into()];
-    let ahead = Redactor::for_owner(prepared, homes, Vec::new(), Vec::new()).unwrap();
+    let owner = super::Owner {
+        home_dirs: homes,
+        ..Default::default()
+    };
+    let ahead = Redactor::for_owner(prepared, owner).unwrap();
     assert_eq!(ahead.redact(&text), once);
     assert_eq!(ahead.fingerprint(), red.fingerprint());
     assert!(Redactor::prepare(&[("bad".into(), "(".into())]).is_err());

@@ -44,13 +44,11 @@ fn check_mixes(mut seed: u64, rounds: usize, len: u64, keep: fn(&str) -> bool) {
     })
     .unwrap();
     // The same rules compiled in two steps, as a build does.
-    let ahead = Redactor::for_owner(
-        Redactor::prepare(&[]).unwrap(),
-        homes,
-        Vec::new(),
-        Vec::new(),
-    )
-    .unwrap();
+    let owner = crate::knowledge::redact::Owner {
+        home_dirs: homes,
+        ..Default::default()
+    };
+    let ahead = Redactor::for_owner(Redactor::prepare(&[]).unwrap(), owner).unwrap();
     assert_eq!(ahead.fingerprint(), red.fingerprint());
     let gh = "ghp_".to_string() + &"a1B2".repeat(9);
     let sk = "sk-".to_string() + "ant-" + &alnum(30);
