@@ -99,22 +99,30 @@ fn strip_markdown(line: &str) -> String {
             l = rest;
         }
     }
+    let marks = Marks::of(l);
     let mut out = String::with_capacity(l.len());
     let mut rest = l;
     while let Some(c) = rest.chars().next() {
+        let at = l.len() - rest.len();
         rest = &rest[c.len_utf8()..];
         match c {
-            '*' | '`' | '[' => {}
+            '`' => {}
+            // `**bold**` loses its marks; `a * b`, `2*3`, `*.rs`,
+            // `src/**/*.ts` and `*args` keep theirs.
+            '*' if marks.emphasis.iter().any(|r| r.start == at) => {
+                rest = rest.trim_start_matches('*');
+            }
             // `~~struck~~` loses its marks; one `~` is a home (`~/.claude`:
             // the redactor writes every home so) or "about", and stays.
             '~' if rest.starts_with('~') => rest = rest.trim_start_matches('~'),
-            '!' if rest.starts_with('[') => {}
-            // `[text](target)`: the text stays, the target goes.
-            ']' if rest.starts_with('(') => match rest.find(')') {
+            // `[text](target)`, `![alt](target)`: the text stays, the
+            // target goes; other brackets (`a[0]`, `[WIP]`) are text.
+            '[' if marks.links.contains(&at) => {}
+            '!' if marks.links.contains(&(at + 1)) => {}
+            ']' if marks.link_ends.contains(&at) => match rest.find(')') {
                 Some(end) => rest = &rest[end + 1..],
                 None => out.push(c),
             },
-            ']' => {}
             // `<tag>`, `</tag>`: dropped; a lone `<` (a < b) stays.
             '<' if rest.starts_with(|t: char| t.is_ascii_alphabetic() || t == '/') => {
                 match rest.find('>') {
@@ -126,6 +134,69 @@ fn strip_markdown(line: &str) -> String {
         }
     }
     out
+}
+
+/// Where a line's inline Markdown marks are (byte offsets).
+struct Marks {
+    /// Runs of `*` that mark emphasis: one that opens a word paired with
+    /// a later one that closes a word.
+    emphasis: Vec<std::ops::Range<usize>>,
+    /// The `[` of each link (its `]` is followed by `(`).
+    links: Vec<usize>,
+    /// The `]` of each link.
+    link_ends: Vec<usize>,
+}
+
+impl Marks {
+    fn of(line: &str) -> Marks {
+        let b = line.as_bytes();
+        let blank = |c: Option<char>| c.is_none_or(char::is_whitespace);
+        let mut emphasis = Vec::new();
+        let mut open: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut i = 0;
+        while let Some(k) = memchr::memchr(b'*', &b[i..]) {
+            let start = i + k;
+            let end = start + b[start..].iter().take_while(|&&c| c == b'*').count();
+            // A run opens a word when a blank (then maybe opening marks)
+            // is before it and no blank after; it closes one the other
+            // way round (`*so*.`, `(**this**),`; not `*.rs` or `2*3`).
+            let next = line[end..].chars().next();
+            let last = line[..start].chars().next_back();
+            let before = line[..start].trim_end_matches(|c| "([{\"'".contains(c));
+            let after = line[end..].trim_start_matches(|c| ".,;:!?)]}\"'".contains(c));
+            let opens = !blank(next) && blank(before.chars().next_back());
+            let closes = !blank(last) && blank(after.chars().next());
+            match open.pop() {
+                Some(opener) if closes => emphasis.extend([opener, start..end]),
+                opener => {
+                    open.extend(opener);
+                    if opens {
+                        open.push(start..end);
+                    }
+                }
+            }
+            i = end;
+        }
+        let (mut links, mut link_ends) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        while let Some(k) = memchr::memchr(b'[', &b[i..]) {
+            let start = i + k;
+            i = start + 1;
+            let Some(close) = memchr::memchr(b']', &b[i..]).map(|k| i + k) else {
+                break;
+            };
+            if b.get(close + 1) == Some(&b'(') {
+                links.push(start);
+                link_ends.push(close);
+                i = close + 1;
+            }
+        }
+        Marks {
+            emphasis,
+            links,
+            link_ends,
+        }
+    }
 }
 
 /// Whether `line` is a thematic break: three or more of one of `-`, `*`,
@@ -482,6 +553,21 @@ mod tests {
         assert_eq!(
             t("Read ~/.claude/x.jsonl, ~~not~~ in ~5 min").as_deref(),
             Some("Read ~/.claude/x.jsonl, not in ~5 min")
+        );
+        // Marks that are text stay: a product, globs, Python's stars,
+        // brackets that make no link.
+        for text in [
+            "is 2*3 the same as 3 * 2?",
+            "match *.rs and src/**/*.ts",
+            "why take *args and **kwargs",
+            "read a[0] and the [WIP] list",
+            "a lone * and [ here",
+        ] {
+            assert_eq!(t(text).as_deref(), Some(text));
+        }
+        assert_eq!(
+            t("*really* fix (**this**), see [the docs](x.md) and ![alt](y.png).").as_deref(),
+            Some("really fix (this), see the docs and alt.")
         );
         assert_eq!(t("/compact\n---\n## \n"), None);
         assert_eq!(t(""), None);
