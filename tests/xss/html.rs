@@ -327,11 +327,13 @@ pub(crate) const PAGE_TAGS: &[&str] = &[
     "hr",
     "br",
     "mark",
-    // The usage page's charts (an <svg class="chart"> only: see tag_problems).
+    // The usage page's charts (an <svg class="chart"> only: see tag_problems),
+    // the heatmap's month and weekday names drawn as text.
     "figure",
     "figcaption",
     "svg",
     "rect",
+    "text",
 ];
 
 /// Elements Markdown from content may produce.
@@ -371,6 +373,7 @@ pub(crate) const PAGE_ATTRS: &[&str] = &[
     "scope",
     "viewbox",
     "preserveaspectratio",
+    "text-anchor",
     "x",
     "y",
     "width",

@@ -2,7 +2,7 @@
 //! priced from `prices.toml` (a model not in it has an unknown price).
 
 use super::links::Links;
-use super::views::{HeatCell, Heatmap, UsageRow, UsageView, WeekBar};
+use super::views::{HeatCell, Heatmap, UsageRow, UsageView, WeekBar, WeekChart};
 use super::{Page, View};
 use crate::base::text::grouped;
 use crate::knowledge::model::{ModelUsage, Usage};
@@ -112,26 +112,31 @@ fn row(own: &OwnPrices, name: String, href: Option<String>, by_model: &ModelUsag
 
 /// Bar lengths as a share (0–100) of the largest row's tokens.
 fn scale(rows: &mut [UsageRow]) {
-    let max = rows.iter().map(|r| r.tokens).max().unwrap_or(0).max(1);
+    let max = rows.iter().map(|r| r.tokens).max().unwrap_or(0);
     for r in rows {
-        r.share = (r.tokens as f64 * 100.0 / max as f64 * 10.0).round() / 10.0;
+        r.share = share(r.tokens, max);
     }
 }
 
-/// The usage page: totals, by model, by project, by week.
+/// `tokens` as a share (0–100, one decimal) of `max`.
+fn share(tokens: u64, max: u64) -> f64 {
+    (tokens as f64 * 100.0 / max.max(1) as f64 * 10.0).round() / 10.0
+}
+
 /// Every session's usage, summed: in all, by project, by week, tokens by day.
 #[derive(Default)]
 struct Sums<'a> {
     all: ModelUsage,
     by_project: BTreeMap<&'a str, ModelUsage>,
-    by_week: BTreeMap<String, ModelUsage>,
+    /// Keyed by the week's Monday.
+    by_week: BTreeMap<chrono::NaiveDate, ModelUsage>,
     by_day: BTreeMap<chrono::NaiveDate, u64>,
 }
 
 fn sums<'a>(l: &'a Links<'_>) -> Sums<'a> {
     let mut all = ModelUsage::new();
     let mut by_project: BTreeMap<&str, ModelUsage> = BTreeMap::new();
-    let mut by_week: BTreeMap<String, ModelUsage> = BTreeMap::new();
+    let mut by_week: BTreeMap<chrono::NaiveDate, ModelUsage> = BTreeMap::new();
     let mut by_day: BTreeMap<chrono::NaiveDate, u64> = BTreeMap::new();
     for &i in &l.sessions {
         let s = &l.model.sessions[i];
@@ -147,9 +152,7 @@ fn sums<'a>(l: &'a Links<'_>) -> Sums<'a> {
                 s.usage_by_model.values().map(Usage::total).sum::<u64>();
             let monday = start.date_naive().week(chrono::Weekday::Mon).first_day();
             crate::knowledge::model::add_usage(
-                by_week
-                    .entry(monday.format("%Y-%m-%d").to_string())
-                    .or_default(),
+                by_week.entry(monday).or_default(),
                 &s.usage_by_model,
             );
         }
@@ -202,19 +205,12 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
     scale(&mut projects);
     let mut weeks: Vec<UsageRow> = by_week
         .iter()
-        .map(|(week, u)| row(&l.model.prices, week.clone(), None, u))
+        .map(|(monday, u)| row(&l.model.prices, monday.to_string(), None, u))
         .collect();
+    // Each row's share of the highest week's, as before the chart scaled
+    // its own (a template of the user's may draw it).
     scale(&mut weeks);
-    let bars = weeks
-        .iter()
-        .enumerate()
-        .map(|(i, w)| WeekBar {
-            x: i * 14,
-            height: w.share,
-            y: 100.0 - w.share,
-            label: format!("week of {}: {}", w.name, w.cost),
-        })
-        .collect();
+    let week_chart = week_chart(&by_week, &weeks);
     Page {
         path: "usage/index.html".to_string(),
         template: "usage.html",
@@ -224,11 +220,55 @@ pub fn page<'m>(l: &Links<'m>) -> Page<'m> {
             total: row(&l.model.prices, "All sessions".to_string(), None, &all),
             models,
             projects,
-            chart_width: weeks.len() * 14,
-            bars,
+            week_chart,
             weeks,
             heatmap: heatmap(&by_day),
         })),
+    }
+}
+
+/// Weeks the week chart spans at most: the last three years of activity.
+const CHART_WEEKS: i64 = 156;
+
+/// The bars of `weeks` (the rows of `by_week`'s weeks, in its order),
+/// one slot per week from the first active week to the last (at most
+/// [`CHART_WEEKS`] back), so a quiet week is a gap, not a neighbour's bar
+/// moved closer. Bars are scaled by the highest week shown.
+fn week_chart(by_week: &BTreeMap<chrono::NaiveDate, ModelUsage>, weeks: &[UsageRow]) -> WeekChart {
+    let Some(&last) = by_week.keys().next_back() else {
+        return WeekChart::default();
+    };
+    let from = last - chrono::Duration::weeks(CHART_WEEKS - 1);
+    let shown: Vec<(chrono::NaiveDate, &UsageRow)> = by_week
+        .keys()
+        .copied()
+        .zip(weeks)
+        .filter(|&(monday, _)| monday >= from)
+        .collect();
+    let (Some(&(first, _)), Some(&(peak_week, peak))) =
+        (shown.first(), shown.iter().max_by_key(|(_, w)| w.tokens))
+    else {
+        return WeekChart::default();
+    };
+    let slot = |monday: chrono::NaiveDate| (monday - first).num_weeks() as usize;
+    let bars = shown
+        .iter()
+        .map(|&(monday, w)| {
+            let height = share(w.tokens, peak.tokens);
+            WeekBar {
+                x: slot(monday) * 14,
+                height,
+                y: 100.0 - height,
+                label: format!("week of {monday}: {} tokens", grouped(w.tokens)),
+            }
+        })
+        .collect();
+    WeekChart {
+        width: (slot(last) + 1) * 14,
+        bars,
+        first: first.to_string(),
+        last: last.to_string(),
+        peak: format!("{} tokens, week of {peak_week}", grouped(peak.tokens)),
     }
 }
 
@@ -266,12 +306,34 @@ fn heatmap(by_day: &BTreeMap<chrono::NaiveDate, u64>) -> Heatmap {
     Heatmap {
         width: weeks * 13,
         cells,
+        months: month_labels(first, weeks),
         days: shown
             .iter()
             .rev()
             .map(|(d, t)| (d.to_string(), grouped(*t)))
             .collect(),
     }
+}
+
+/// The heatmap's month names: over each week column a month starts in,
+/// and over the first column unless a name follows within two columns
+/// (three letters are two columns wide).
+fn month_labels(first: chrono::NaiveDate, weeks: usize) -> Vec<(usize, String)> {
+    use chrono::Datelike;
+    let starts = (0..weeks).filter_map(|w| {
+        let monday = first + chrono::Duration::weeks(w as i64);
+        let first_of_month = (0..7)
+            .map(|d| monday + chrono::Duration::days(d))
+            .find(|d| d.day() == 1)?;
+        Some((w, first_of_month))
+    });
+    let mut months: Vec<(usize, String)> = starts
+        .map(|(w, day)| (w * 13, day.format("%b").to_string()))
+        .collect();
+    if months.first().is_none_or(|&(x, _)| x > 2 * 13) {
+        months.insert(0, (0, first.format("%b").to_string()));
+    }
+    months
 }
 
 #[cfg(test)]
@@ -326,6 +388,41 @@ mod tests {
     }
 
     #[test]
+    fn the_week_chart_leaves_quiet_weeks_as_gaps_and_shows_three_years_at_most() {
+        let day = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+        let used = |input: u64| {
+            ModelUsage::from([(
+                crate::knowledge::redact::Text::test("m"),
+                Usage {
+                    input,
+                    ..Usage::default()
+                },
+            )])
+        };
+        let by_week = BTreeMap::from([
+            (day("2020-01-06"), used(9_000)), // four years before: not charted
+            (day("2026-10-05"), used(100)),
+            (day("2026-10-19"), used(400)), // a quiet week before it
+            (day("2026-10-26"), used(200)),
+        ]);
+        let weeks: Vec<UsageRow> = by_week
+            .iter()
+            .map(|(m, u)| row(&[], m.to_string(), None, u))
+            .collect();
+        let chart = week_chart(&by_week, &weeks);
+        let bars: Vec<(usize, f64)> = chart.bars.iter().map(|b| (b.x, b.height)).collect();
+        assert_eq!(bars, [(0, 25.0), (28, 100.0), (42, 50.0)]);
+        assert_eq!(chart.width, 56);
+        assert_eq!(
+            (chart.first.as_str(), chart.last.as_str()),
+            ("2026-10-05", "2026-10-26")
+        );
+        assert_eq!(chart.peak, "400 tokens, week of 2026-10-19");
+        assert_eq!(chart.bars[1].label, "week of 2026-10-19: 400 tokens");
+        assert!(week_chart(&BTreeMap::new(), &[]).bars.is_empty());
+    }
+
+    #[test]
     fn the_heatmap_places_days_by_week_and_weekday_and_shades_by_tokens() {
         let day = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
         let h = heatmap(&BTreeMap::from([
@@ -337,5 +434,18 @@ mod tests {
         assert_eq!(cells, [(0, 0, 1), (13, 26, 4)]);
         assert_eq!(h.width, 26);
         assert_eq!(h.days[0], ("2026-11-11".to_string(), "400".to_string()));
+        // November starts in the first week: one name, no October.
+        assert_eq!(h.months, [(0, "Nov".to_string())]);
+        // A year: a name for each month, the first column's too.
+        let months = month_labels(day("2025-10-06"), 53);
+        assert_eq!(months.len(), 13);
+        assert_eq!(months[0], (0, "Oct".to_string()));
+        assert_eq!(months[1], (3 * 13, "Nov".to_string())); // Saturday 1 November
+        assert_eq!(months[12], (51 * 13, "Oct".to_string()));
+        // A name two columns or less ahead leaves the first column's out.
+        assert_eq!(
+            month_labels(day("2026-09-21"), 3),
+            [(13, "Oct".to_string())]
+        );
     }
 }

@@ -553,6 +553,18 @@ pub struct WeekBar {
     pub label: String,
 }
 
+/// Tokens by week as bars (SVG units: 14 per week), with what its axes say.
+#[derive(Debug, Default, Serialize)]
+pub struct WeekChart {
+    pub width: usize,
+    pub bars: Vec<WeekBar>,
+    /// The Monday of the first and the last week the chart spans.
+    pub first: String,
+    pub last: String,
+    /// The highest week: its tokens and Monday.
+    pub peak: String,
+}
+
 /// The usage page.
 #[derive(Debug, Serialize)]
 pub struct UsageView {
@@ -560,8 +572,7 @@ pub struct UsageView {
     pub models: Vec<UsageRow>,
     pub projects: Vec<UsageRow>,
     pub weeks: Vec<UsageRow>,
-    pub bars: Vec<WeekBar>,
-    pub chart_width: usize,
+    pub week_chart: WeekChart,
     pub heatmap: Heatmap,
 }
 
@@ -570,6 +581,8 @@ pub struct UsageView {
 pub struct Heatmap {
     pub width: usize,
     pub cells: Vec<HeatCell>,
+    /// Month names over the columns: (x, `Oct`).
+    pub months: Vec<(usize, String)>,
     /// The days with tokens, newest first: (date, tokens).
     pub days: Vec<(String, String)>,
 }
