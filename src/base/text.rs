@@ -109,7 +109,7 @@ fn strip_markdown(line: &str) -> String {
             '`' => {}
             // `**bold**` loses its marks; `a * b`, `2*3`, `*.rs`,
             // `src/**/*.ts` and `*args` keep theirs.
-            '*' if marks.emphasis.iter().any(|r| r.start == at) => {
+            '*' if marks.emphasis.contains(&at) => {
                 rest = rest.trim_start_matches('*');
             }
             // `~~struck~~` loses its marks; one `~` is a home (`~/.claude`:
@@ -138,9 +138,9 @@ fn strip_markdown(line: &str) -> String {
 
 /// Where a line's inline Markdown marks are (byte offsets).
 struct Marks {
-    /// Runs of `*` that mark emphasis: one that opens a word paired with
-    /// a later one that closes a word.
-    emphasis: Vec<std::ops::Range<usize>>,
+    /// Where each run of `*` that marks emphasis starts: one that opens
+    /// a word paired with a later one that closes a word.
+    emphasis: Vec<usize>,
     /// The `[` of each link (its `]` is followed by `(`).
     links: Vec<usize>,
     /// The `]` of each link.
@@ -152,7 +152,7 @@ impl Marks {
         let b = line.as_bytes();
         let blank = |c: Option<char>| c.is_none_or(char::is_whitespace);
         let mut emphasis = Vec::new();
-        let mut open: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut open: Vec<usize> = Vec::new();
         let mut i = 0;
         while let Some(k) = memchr::memchr(b'*', &b[i..]) {
             let start = i + k;
@@ -167,11 +167,11 @@ impl Marks {
             let opens = !blank(next) && blank(before.chars().next_back());
             let closes = !blank(last) && blank(after.chars().next());
             match open.pop() {
-                Some(opener) if closes => emphasis.extend([opener, start..end]),
+                Some(opener) if closes => emphasis.extend([opener, start]),
                 opener => {
                     open.extend(opener);
                     if opens {
-                        open.push(start..end);
+                        open.push(start);
                     }
                 }
             }
