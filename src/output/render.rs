@@ -401,8 +401,8 @@ impl Renderer {
         }
         TURNS.with_borrow_mut(|written| {
             crate::output::turns::write_all(&mut view, &page.root(), written);
-            let spliced = self.put_spliced(page, &view, stager, input, |chrome, html| {
-                written.splice(chrome, html)
+            let spliced = self.put_spliced(page, &view, stager, input, written.count(), |i| {
+                written.list(i)
             })?;
             if spliced {
                 return Ok(());
@@ -412,28 +412,25 @@ impl Renderer {
         })
     }
 
-    /// Render `page` from `view`, whose parts made apart stand as markers,
-    /// and put it in `stager` with `splice` (what the template made, the
-    /// page to fill) putting the parts in their place: false, with nothing
-    /// put, when they could not be.
-    fn put_spliced(
+    /// Render `page` from `view`, whose `count` parts made apart stand as
+    /// markers, and put it in `stager` with `part(i)` in the place of the
+    /// `i`th marker: false, with nothing put, when they could not be.
+    fn put_spliced<'p>(
         &self,
         page: &Page<'_>,
         view: &impl Serialize,
         stager: &Stager,
         input: u64,
-        splice: impl FnOnce(&[u8], &mut Vec<u8>) -> bool,
+        count: usize,
+        part: impl Fn(usize) -> &'p str,
     ) -> Result<bool, Error> {
-        CHROME.with_borrow_mut(|chrome| {
-            chrome.clear();
-            self.html(page, view, chrome)?;
-            PAGE.with_borrow_mut(|html| {
-                html.clear();
-                match splice(chrome, html) {
-                    true => stager.put(&page.path, html, input).map(|()| true),
-                    false => Ok(false),
-                }
-            })
+        PAGE.with_borrow_mut(|html| {
+            html.clear();
+            self.html(page, view, html)?;
+            match splice(html, count, part) {
+                Some(pieces) => stager.put_parts(&page.path, &pieces, input).map(|()| true),
+                None => Ok(false),
+            }
         })
     }
 
@@ -458,9 +455,7 @@ impl Renderer {
         for (i, c) in shown(&mut view).enumerate() {
             diffs.push(std::mem::replace(&mut c.diff, marker(i).into()));
         }
-        let spliced = self.put_spliced(page, &view, stager, input, |chrome, html| {
-            splice(chrome, diffs.len(), |i| &diffs[i], html)
-        })?;
+        let spliced = self.put_spliced(page, &view, stager, input, diffs.len(), |i| &diffs[i])?;
         if spliced {
             return Ok(());
         }
@@ -529,12 +524,10 @@ impl Renderer {
 }
 
 thread_local! {
-    // One buffer per thread for a page's HTML, reused: pages are rendered
+    // One buffer per thread for a page's HTML (its template's output when
+    // parts are spliced in as it is written), reused: pages are rendered
     // by the thousand.
     static PAGE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    // The same for what a page's template makes before parts made apart
-    // are spliced in.
-    static CHROME: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The templates whose built-in text file pages' diffs are spliced for:

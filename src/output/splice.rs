@@ -40,16 +40,17 @@ pub(crate) fn marker_prefix() -> &'static str {
 }
 
 /// `page` (its template's output) with the marker of each of its `count`
-/// parts replaced by `part(i)`, appended to `out`; false, with `out` as
-/// it was, unless each marker is in `page` once (text in a theme could
-/// name one: no marker can be told from its copy then). One pass over
-/// `page`, however many parts: a page can hold thousands.
-pub fn splice<'p>(
-    page: &[u8],
+/// parts replaced by `part(i)`: the pieces the page is made of, in order,
+/// for the caller to write as they lie (a page's turns copied into one
+/// buffer with its template's output were copied once more for nothing).
+/// None unless each marker is in `page` once (text in a theme could name
+/// one: no marker can be told from its copy then). One pass over `page`,
+/// however many parts: a page can hold thousands.
+pub fn splice<'a, 'p: 'a>(
+    page: &'a [u8],
     count: usize,
     part: impl Fn(usize) -> &'p str,
-    out: &mut Vec<u8>,
-) -> bool {
+) -> Option<Vec<&'a [u8]>> {
     let prefix = marker_prefix();
     let mut at = Vec::with_capacity(count);
     let mut seen = vec![false; count];
@@ -62,29 +63,24 @@ pub fn splice<'p>(
             .ok()
             .filter(|_| written);
         let i = number.and_then(|n| n.parse::<usize>().ok());
-        match i.filter(|&i| {
+        let i = i.filter(|&i| {
             rest[digits..].starts_with(b"-->") && !seen.get(i).copied().unwrap_or(true)
-        }) {
-            Some(i) => {
-                seen[i] = true;
-                at.push((start, start + prefix.len() + digits + 3, i));
-            }
-            None => return false,
-        }
+        })?;
+        seen[i] = true;
+        at.push((start, start + prefix.len() + digits + 3, i));
     }
     if at.len() != count {
-        return false;
+        return None;
     }
-    let parts: usize = (0..count).map(|i| part(i).len()).sum();
-    out.reserve(page.len() + parts);
+    let mut pieces = Vec::with_capacity(2 * count + 1);
     let mut from = 0;
     for (start, end, i) in at {
-        out.extend_from_slice(&page[from..start]);
-        out.extend_from_slice(part(i).as_bytes());
+        pieces.push(&page[from..start]);
+        pieces.push(part(i).as_bytes());
         from = end;
     }
-    out.extend_from_slice(&page[from..]);
-    true
+    pieces.push(&page[from..]);
+    Some(pieces)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! that overrides one of those templates gets them through Tera, as before.
 
 use crate::output::markdown::{escape, render_into, Breaks};
-use crate::output::splice::{marker, splice};
+use crate::output::splice::marker;
 #[cfg(test)]
 use crate::site::assemble::views::SubagentView;
 use crate::site::assemble::views::{BlockView, SessionView, TurnView, Turns};
@@ -28,7 +28,7 @@ pub const PRINT_TURNS: &str = "{{ turns | safe }}";
 /// them again and again): `root` is the page's path back to the site
 /// root. The page's template gets a marker in the place of each list of
 /// turns, and the HTML is spliced in its place after the template has run
-/// ([`Written::splice`]): a page's turns through Tera (made a template
+/// ([`crate::output::splice::splice`] with [`Written::list`]): a page's turns through Tera (made a template
 /// value, then copied out by `safe`) were copied twice more for nothing.
 pub fn write_all(view: &mut SessionView<'_>, root: &str, written: &mut Written) {
     written.html.clear();
@@ -58,16 +58,15 @@ pub struct Written {
 }
 
 impl Written {
-    /// The `i`th list's HTML.
-    fn list(&self, i: usize) -> &str {
-        let start = i.checked_sub(1).map_or(0, |before| self.ends[before]);
-        &self.html[start..self.ends[i]]
+    /// How many lists there are.
+    pub fn count(&self) -> usize {
+        self.ends.len()
     }
 
-    /// `page` (its template's output) with each marker replaced by its
-    /// turns, appended to `out`, as [`splice`] does.
-    pub fn splice(&self, page: &[u8], out: &mut Vec<u8>) -> bool {
-        splice(page, self.ends.len(), |i| self.list(i), out)
+    /// The `i`th list's HTML.
+    pub fn list(&self, i: usize) -> &str {
+        let start = i.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.html[start..self.ends[i]]
     }
 
     /// Hand the turns to `view` as HTML in their markers' place: for the
@@ -472,6 +471,13 @@ mod tests {
         }
     }
 
+    /// `page` with `written`'s lists in their markers' place, as the page
+    /// is written.
+    fn spliced(written: &Written, page: &[u8]) -> Option<String> {
+        let pieces = crate::output::splice::splice(page, written.count(), |i| written.list(i))?;
+        Some(String::from_utf8(pieces.concat()).expect("UTF-8"))
+    }
+
     #[test]
     fn turns_are_spliced_in_their_markers_place_or_handed_back() {
         let mut view = session(vec![prompt("one")], vec![vec![prompt("two")], vec![]]);
@@ -484,8 +490,7 @@ mod tests {
         assert!(empty(&view.subagents[1].turns));
         // A template shows the sub-agents before the session's own turns.
         let page = format!("<h1>s</h1>{1}<hr><main>{0}</main>", markers[0], markers[1]);
-        let mut out = b"kept ".to_vec();
-        assert!(written.splice(page.as_bytes(), &mut out));
+        let out = spliced(&written, page.as_bytes()).expect("spliced");
         let turns = |turns: &[TurnView<'_>]| {
             let mut html = String::new();
             write(turns, "../", &mut html);
@@ -493,8 +498,7 @@ mod tests {
         };
         let (one, two) = (turns(&[prompt("one")]), turns(&[prompt("two")]));
         assert!(one.contains("one") && two.contains("two"));
-        let spliced = format!("kept <h1>s</h1>{two}<hr><main>{one}</main>");
-        assert_eq!(String::from_utf8(out).unwrap(), spliced);
+        assert_eq!(out, format!("<h1>s</h1>{two}<hr><main>{one}</main>"));
         written.unmark(&mut view);
         assert_eq!(html(&view.turns), one);
         assert_eq!(html(&view.subagents[0].turns), two);
@@ -505,10 +509,9 @@ mod tests {
         write_all(&mut view, "../", &mut written);
         assert!(empty(&view.turns));
         assert_eq!(html(&view.subagents[0].turns), marker(0));
-        let mut out = Vec::new();
-        assert!(written.splice(format!("<i>{}</i>", marker(0)).as_bytes(), &mut out));
+        let out = spliced(&written, format!("<i>{}</i>", marker(0)).as_bytes());
         let three = turns(&[prompt("three")]);
-        assert_eq!(String::from_utf8(out).unwrap(), format!("<i>{three}</i>"));
+        assert_eq!(out, Some(format!("<i>{three}</i>")));
     }
 
     #[test]
@@ -528,11 +531,8 @@ mod tests {
             format!("{m0}{}", marker(1).replace("-->", "->")),
         ];
         for page in pages {
-            let mut out = b"kept".to_vec();
-            assert!(!written.splice(page.as_bytes(), &mut out), "{page}");
-            assert_eq!(out, b"kept", "{page}");
+            assert_eq!(spliced(&written, page.as_bytes()), None, "{page}");
         }
-        let mut out = Vec::new();
-        assert!(written.splice(format!("{m1}{m0}").as_bytes(), &mut out));
+        assert!(spliced(&written, format!("{m1}{m0}").as_bytes()).is_some());
     }
 }

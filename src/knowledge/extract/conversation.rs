@@ -20,6 +20,7 @@ use chrono::{DateTime, Utc};
 // a fixed one) keeps crafted ids from colliding, and foldhash is several
 // times faster than the standard SipHash on these short keys.
 use foldhash::{HashMap, HashMapExt};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Tags that wrap user lines Claude Code wrote, not the user.
@@ -37,8 +38,13 @@ const COMMAND_TAGS: &[&str] = &[
     "user-prompt-submit-hook",
 ];
 
-/// Context blocks an IDE or hook attaches to a prompt; never prompt text.
-const CONTEXT_TAGS: &[&str] = &["ide_opened_file", "ide_selection", "system-reminder"];
+/// Context blocks an IDE or hook attaches to a prompt, as the marks that
+/// open and close them: never prompt text.
+const CONTEXT_MARKS: [(&str, &str); 3] = [
+    ("<ide_opened_file>", "</ide_opened_file>"),
+    ("<ide_selection>", "</ide_selection>"),
+    ("<system-reminder>", "</system-reminder>"),
+];
 
 /// How much of each tool result is kept, for search only.
 pub const OUTPUT_SAMPLE_CHARS: usize = 300;
@@ -64,21 +70,41 @@ pub fn classify_user_text(text: &str) -> UserLine {
     if t.starts_with("[Request interrupted") {
         return UserLine::Other;
     }
+    // Claude Code's own lines start with its tags; a prompt (pasted logs
+    // of megabytes among them) is only searched for context blocks.
+    if let Some(line) = t.starts_with('<').then(|| tagged(t)).flatten() {
+        return line;
+    }
+    let stripped = strip_context(t);
+    let stripped = stripped.trim();
+    if stripped.is_empty() {
+        UserLine::Other
+    } else {
+        UserLine::Prompt(stripped.to_string())
+    }
+}
+
+/// What a text that starts with `<` is when the tag there is one of
+/// Claude Code's; None for the user's own text.
+fn tagged(t: &str) -> Option<UserLine> {
     let is_command = ["command-name", "command-message", "command-args"]
         .iter()
         .any(|tag| starts_with_tag(t, tag));
-    if let Some(name) = tag_body(t, "command-name").filter(|_| is_command) {
+    if let Some(name) = is_command.then(|| tag_body(t, "command-name")).flatten() {
         let args = tag_body(t, "command-args").unwrap_or("").trim().to_string();
-        return UserLine::Command {
+        return Some(UserLine::Command {
             name: name.trim().to_string(),
             args,
-        };
+        });
     }
-    if let Some(cmd) = tag_body(t, "bash-input").filter(|_| starts_with_tag(t, "bash-input")) {
-        return UserLine::Command {
+    if let Some(cmd) = (starts_with_tag(t, "bash-input"))
+        .then(|| tag_body(t, "bash-input"))
+        .flatten()
+    {
+        return Some(UserLine::Command {
             name: "!".to_string(),
             args: cmd.trim().to_string(),
-        };
+        });
     }
     for tag in [
         "local-command-stdout",
@@ -86,24 +112,18 @@ pub fn classify_user_text(text: &str) -> UserLine {
         "local-command-stderr",
         "bash-stderr",
     ] {
-        if t.starts_with(&format!("<{tag}>")) {
+        let opens = (t.strip_prefix('<').and_then(|r| r.strip_prefix(tag)))
+            .is_some_and(|r| r.starts_with('>'));
+        if opens {
             let body = tag_body(t, tag).unwrap_or("").trim();
-            return if body.is_empty() {
+            return Some(if body.is_empty() {
                 UserLine::Other
             } else {
                 UserLine::Output(body.to_string())
-            };
+            });
         }
     }
-    if COMMAND_TAGS.iter().any(|tag| starts_with_tag(t, tag)) {
-        return UserLine::Other;
-    }
-    let stripped = strip_context(t);
-    if stripped.trim().is_empty() {
-        UserLine::Other
-    } else {
-        UserLine::Prompt(stripped.trim().to_string())
-    }
+    (COMMAND_TAGS.iter().any(|tag| starts_with_tag(t, tag))).then_some(UserLine::Other)
 }
 
 fn starts_with_tag(t: &str, tag: &str) -> bool {
@@ -121,15 +141,17 @@ fn tag_body<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
     Some(&text[start..end])
 }
 
-/// Remove IDE and hook context blocks from a prompt.
-fn strip_context(text: &str) -> String {
-    let mut out = text.to_string();
-    for tag in CONTEXT_TAGS {
-        let open = format!("<{tag}>");
-        let close = format!("</{tag}>");
-        while let Some(s) = out.find(&open) {
-            match out[s..].find(&close) {
-                Some(e) => out.replace_range(s..s + e + close.len(), ""),
+/// Remove IDE and hook context blocks from a prompt: copied only when it
+/// holds one.
+fn strip_context(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    if memchr::memchr(b'<', text.as_bytes()).is_none() {
+        return out;
+    }
+    for (open, close) in CONTEXT_MARKS {
+        while let Some(s) = out.find(open) {
+            match out[s..].find(close) {
+                Some(e) => out.to_mut().replace_range(s..s + e + close.len(), ""),
                 None => break,
             }
         }
@@ -881,6 +903,7 @@ fn tool_call(b: &RawBlock, args: Option<&ToolInput>, sc: &mut Scrub) -> ToolCall
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy as _;
 
     /// What a tool result shows, from its decoded start, as `tool_result`
     /// makes it.
@@ -931,6 +954,88 @@ mod tests {
             persisted("<persisted-output>\nOutput too large (oops)"),
             None
         );
+    }
+
+    /// `classify_user_text` as it was before it looked for tags only where
+    /// a text starts with one: every tag searched for in every prompt.
+    fn classified_by_every_search(text: &str) -> UserLine {
+        let t = text.trim_start();
+        if t.starts_with("[Request interrupted") {
+            return UserLine::Other;
+        }
+        let is_command = ["command-name", "command-message", "command-args"]
+            .iter()
+            .any(|tag| starts_with_tag(t, tag));
+        if let Some(name) = tag_body(t, "command-name").filter(|_| is_command) {
+            let args = tag_body(t, "command-args").unwrap_or("").trim().to_string();
+            return UserLine::Command {
+                name: name.trim().to_string(),
+                args,
+            };
+        }
+        if let Some(cmd) = tag_body(t, "bash-input").filter(|_| starts_with_tag(t, "bash-input")) {
+            return UserLine::Command {
+                name: "!".to_string(),
+                args: cmd.trim().to_string(),
+            };
+        }
+        for tag in [
+            "local-command-stdout",
+            "bash-stdout",
+            "local-command-stderr",
+            "bash-stderr",
+        ] {
+            if t.starts_with(&format!("<{tag}>")) {
+                let body = tag_body(t, tag).unwrap_or("").trim();
+                return if body.is_empty() {
+                    UserLine::Other
+                } else {
+                    UserLine::Output(body.to_string())
+                };
+            }
+        }
+        if COMMAND_TAGS.iter().any(|tag| starts_with_tag(t, tag)) {
+            return UserLine::Other;
+        }
+        let mut stripped = t.to_string();
+        for (open, close) in CONTEXT_MARKS {
+            while let Some(s) = stripped.find(open) {
+                match stripped[s..].find(close) {
+                    Some(e) => stripped.replace_range(s..s + e + close.len(), ""),
+                    None => break,
+                }
+            }
+        }
+        if stripped.trim().is_empty() {
+            UserLine::Other
+        } else {
+            UserLine::Prompt(stripped.trim().to_string())
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text of tags, text and blanks is classified as when every
+        /// tag was searched for in every text.
+        #[test]
+        fn user_lines_are_classified_as_by_every_search(
+            pieces in proptest::collection::vec(proptest::prop_oneof![
+                proptest::sample::select(vec![
+                    "<command-name>", "</command-name>", "<command-message>",
+                    "</command-message>", "<command-args>", "</command-args>",
+                    "<command-name ", "<bash-input>", "</bash-input>",
+                    "<bash-stdout>", "</bash-stdout>", "<local-command-stdout>",
+                    "</local-command-stdout>", "<local-command-stderr>",
+                    "<local-command-caveat>", "<task-notification>",
+                    "<ide_opened_file>", "</ide_opened_file>", "<ide_selection>",
+                    "</ide_selection>", "<system-reminder>", "</system-reminder>",
+                    "[Request interrupted", "<div>", "<", ">", "/", " ", "\n", "\t",
+                ]).prop_map(str::to_string),
+                "[a-z é]{0,6}",
+            ], 0..12),
+        ) {
+            let text = pieces.concat();
+            proptest::prop_assert_eq!(classify_user_text(&text), classified_by_every_search(&text));
+        }
     }
 
     #[test]
