@@ -27,9 +27,10 @@ pub const PRINT_TURNS: &str = "{{ turns | safe }}";
 /// hundreds of kilobytes, and growing a new buffer for each page copied
 /// them again and again): `root` is the page's path back to the site
 /// root. The page's template gets a marker in the place of each list of
-/// turns, and the HTML is spliced in its place after the template has run
-/// ([`crate::output::splice::splice`] with [`Written::list`]): a page's turns through Tera (made a template
-/// value, then copied out by `safe`) were copied twice more for nothing.
+/// turns, and the HTML is spliced in its place as the page is written
+/// ([`crate::output::splice::splice`] with [`Written::list`]): a page's
+/// turns through Tera (made a template value, then copied out by `safe`)
+/// were copied twice more for nothing.
 pub fn write_all(view: &mut SessionView<'_>, root: &str, written: &mut Written) {
     written.html.clear();
     written.ends.clear();
