@@ -46,11 +46,9 @@ echo "== building ccwiki with line tables into $TARGET" >&2
 (cd "$ROOT" && CARGO_PROFILE_RELEASE_STRIP=false CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
     cargo build --release --locked --quiet --target-dir "$TARGET")
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/ccwiki-profile.XXXXXX")
-if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-    rmdir "$scratch"
-    scratch=$(mktemp -d /dev/shm/ccwiki-profile.XXXXXX)
-fi
+scratch_in=/dev/shm
+[ -d "$scratch_in" ] && [ -w "$scratch_in" ] || scratch_in=${TMPDIR:-/tmp}
+scratch=$(mktemp -d "$scratch_in/ccwiki-profile.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
 echo "== reading $DATA once" >&2
