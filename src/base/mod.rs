@@ -5,6 +5,7 @@ pub mod dirs;
 pub mod error;
 pub mod fingerprint;
 pub mod hash;
+pub mod html;
 pub mod io;
 pub mod progress;
 pub mod skip;

@@ -107,7 +107,7 @@ pub fn render_into(text: &str, root: &str, breaks: Breaks, out: &mut String) {
             }
             Some((target, _)) => {
                 let mut code = String::from(" <code class=\"link-target\">");
-                escape(&mut code, target.trim());
+                crate::base::html::escape_text(&mut code, target.trim());
                 code.push_str("</code>");
                 Some(Event::InlineHtml(CowStr::from(code)))
             }
@@ -135,7 +135,7 @@ pub fn inline_into(text: &str, out: &mut String) {
     if inline {
         inline_parsed(text, out);
     } else {
-        escape(out, text);
+        crate::base::html::escape_text(out, text);
     }
 }
 
@@ -156,12 +156,12 @@ fn inline_parsed(text: &str, out: &mut String) {
                 }
             }
             Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => {
-                escape(out, &t);
+                crate::base::html::escape_text(out, &t);
                 continue;
             }
             Event::Code(c) => {
                 out.push_str("<code>");
-                escape(out, &c);
+                crate::base::html::escape_text(out, &c);
                 out.push_str("</code>");
                 continue;
             }
@@ -229,7 +229,7 @@ fn code_block(syntax: &Syntax, lang: &str, body: &str) -> String {
     out.push_str(&class);
     out.push_str("\">");
     if !crate::site::highlight::code_into(syntax, body, &mut out) {
-        escape(&mut out, body);
+        crate::base::html::escape_text(&mut out, body);
     }
     out.push_str("</code></pre>\n");
     out
@@ -455,7 +455,7 @@ mod tests {
         );
         assert_eq!(
             line("no markup \"here\" > there"),
-            "no markup &quot;here&quot; &gt; there"
+            "no markup \"here\" &gt; there"
         );
         assert_eq!(line("raw <b>&amp;"), "raw &lt;b&gt;&amp;");
         assert_eq!(

@@ -217,6 +217,7 @@ impl Renderer {
             .map_err(tmpl_err)?;
         tera.register_filter("markdown", markdown_filter);
         tera.register_filter("markdown_line", markdown_line_filter);
+        tera.register_filter("text", text_filter);
         tera.register_filter("grouped", |n: u64, _: Kwargs, _: &State| {
             crate::base::text::grouped(n)
         });
@@ -606,6 +607,15 @@ pub(crate) fn markdown_filter(text: &str, kwargs: Kwargs, _: &State) -> TeraResu
         false => Breaks::Reflow,
     };
     Ok(Value::safe_string(&render(text, root, breaks)))
+}
+
+/// `{{ text | text }}`: text shown between tags, escaped as body text
+/// (quotes kept: see [`crate::base::html::escape_text`]). Not for
+/// attribute values, which autoescaping covers.
+pub(crate) fn text_filter(text: &str, _: Kwargs, _: &State) -> TeraResult<Value> {
+    let mut out = String::with_capacity(text.len() + 16);
+    crate::base::html::escape_text(&mut out, text);
+    Ok(Value::safe_string(&out))
 }
 
 /// `{{ text | markdown_line }}`: one line of untrusted Markdown as safe

@@ -8,6 +8,7 @@
 //! a test renders random turns both ways and compares. A theme or wiki
 //! that overrides one of those templates gets them through Tera, as before.
 
+use crate::base::html::escape_text;
 use crate::output::markdown::{escape, render_into, Breaks};
 use crate::output::splice::marker;
 #[cfg(test)]
@@ -117,10 +118,10 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                 out.push_str(
                     "\n<div class=\"turn command\"><span class=\"who\">You ran</span> <code>",
                 );
-                escape(out, name);
+                escape_text(out, name);
                 if !args.is_empty() {
                     out.push(' ');
-                    escape(out, args);
+                    escape_text(out, args);
                 }
                 out.push_str("</code></div>\n");
             }
@@ -128,7 +129,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                 out.push_str(
                     "\n<details class=\"turn output\"><summary>Command output</summary><pre>",
                 );
-                escape(out, text);
+                escape_text(out, text);
                 out.push_str("</pre></details>\n");
             }
             TurnView::Compaction {
@@ -220,9 +221,9 @@ fn block(b: &BlockView<'_>, root: &str, out: &mut String) {
                 out.push('"');
             }
             out.push_str("><summary><span class=\"tool-name\">");
-            escape(out, name);
+            escape_text(out, name);
             out.push_str("</span> <code class=\"tool-arg\">");
-            escape(out, arg);
+            escape_text(out, arg);
             out.push_str("</code>");
             if *error {
                 out.push_str(" <span class=\"tool-error\">error</span>");
@@ -237,7 +238,7 @@ fn block(b: &BlockView<'_>, root: &str, out: &mut String) {
             out.push_str("\n  ");
             if !input.is_empty() {
                 out.push_str("<pre class=\"tool-input\">");
-                escape(out, input);
+                escape_text(out, input);
                 out.push_str("</pre>");
             }
             out.push_str("\n  ");
@@ -253,11 +254,11 @@ fn block(b: &BlockView<'_>, root: &str, out: &mut String) {
                 out.push_str(if *error { "Error" } else { "Result" });
                 if let Some(cut) = nonempty(cut.as_deref()) {
                     out.push_str(" (the start of ");
-                    escape(out, cut);
+                    escape_text(out, cut);
                     out.push(')');
                 }
                 out.push_str("</p><pre class=\"tool-result\">");
-                escape(out, result);
+                escape_text(out, result);
                 out.push_str("</pre>");
             } else if !input.is_empty() {
                 out.push_str("<p class=\"tool-result-label\">No result recorded</p>");
@@ -271,7 +272,7 @@ fn block(b: &BlockView<'_>, root: &str, out: &mut String) {
 fn time_in(out: &mut String, lead: &str, time: Option<&str>) {
     if let Some(time) = nonempty(time) {
         out.push_str(lead);
-        escape(out, time);
+        escape_text(out, time);
         out.push_str("</time>");
     }
 }
@@ -284,7 +285,7 @@ fn nonempty(s: Option<&str>) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::render::{markdown_filter, BUILTIN_TEMPLATES};
+    use crate::output::render::{markdown_filter, text_filter, BUILTIN_TEMPLATES};
     use proptest::prelude::*;
 
     /// A Tera with the built-in turns and diff partials, as pages have them.
@@ -292,6 +293,7 @@ mod tests {
         let mut tera = tera::Tera::new();
         tera.autoescape_on([".html"]);
         tera.register_filter("markdown", markdown_filter);
+        tera.register_filter("text", text_filter);
         let partials = BUILTIN_TEMPLATES
             .iter()
             .filter(|(n, _)| *n == "partials/turns.html" || *n == "partials/diff.html");

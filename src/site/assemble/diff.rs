@@ -376,7 +376,7 @@ fn line(out: &mut String, tag: ChangeTag, values: &[(bool, &str)], syntax: Optio
                 out.push_str(if mark { "<mark>" } else { "</mark>" });
                 open = mark;
             }
-            pulldown_cmark_escape::escape_html(&mut *out, text).ok();
+            crate::base::html::escape_text(out, text);
         }
         if open {
             out.push_str("</mark>");
@@ -641,7 +641,7 @@ mod tests {
             lines.iter().map(|l| l.1.as_str()).collect::<Vec<_>>(),
             [
                 "&lt;a&gt; &amp; <mark>b</mark>",
-                "&lt;a&gt; &amp; <mark>&quot;c&quot;</mark>"
+                "&lt;a&gt; &amp; <mark>\"c\"</mark>"
             ]
         );
     }

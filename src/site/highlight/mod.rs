@@ -300,7 +300,7 @@ impl Spans {
         }
         self.out.push_str(&self.spaces);
         self.spaces.clear();
-        pulldown_cmark_escape::escape_html(&mut self.out, text).ok();
+        crate::base::html::escape_text(&mut self.out, text);
     }
 
     /// Close the open span, if any, and write the spaces after it.

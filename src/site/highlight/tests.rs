@@ -92,7 +92,7 @@ fn one_class_a_run_the_innermost_colour_winning() {
     let py = for_fence("python").expect("python");
     let html = code(py, "def f(a):\n    return \"x\" + 1  # done\n").expect("python");
     assert!(
-        html.contains("<span class=\"hl-string\">&quot;x&quot;</span>"),
+        html.contains("<span class=\"hl-string\">\"x\"</span>"),
         "{html}"
     );
     assert!(html.contains("<span class=\"hl-comment\"># done"), "{html}");
