@@ -15,9 +15,10 @@
 #            counted).
 # Counts repeat within about 0.3 % from run to run for the cold build,
 # and within about 1.5 % for the memory rebuild (the threads' order
-# varies): run it twice before reading a change of a percent there. They are instructions, not time: a change that trades
-# instructions for memory stalls (or the other way) needs a timed check
-# too (benches/run.sh). Under valgrind the CPU shows no AVX-512, so the
+# varies): run it twice before reading a change of a percent there.
+# They are instructions, not time: a change that trades instructions for
+# memory stalls (or the other way) needs a timed check too
+# (benches/run.sh). Under valgrind the CPU shows no AVX-512, so the
 # skim takes its 16-byte path; compare binaries with each other, never
 # with the timed figures.
 #
