@@ -32,14 +32,14 @@ pub(super) fn edit_bytes(edits: &[Edit]) -> usize {
 /// and a string a line, built, walked by the template and dropped) were
 /// a twentieth of a cold build's CPU time.
 pub fn diff(path: &str, edits: &[Edit]) -> String {
-    // Only small edits (the common case) are coloured, never whole files
-    // written: colour is cheap to make but doubles a line's bytes, and
-    // colouring every edit of a gigabyte of sessions made its site a
-    // fifth larger (119 -> 144 MB) and its rendering a third slower.
     if edits.is_empty() {
         // Most calls change no file.
         return String::new();
     }
+    // Only small edits (the common case) are coloured, never whole files
+    // written: colour is cheap to make but doubles a line's bytes, and
+    // colouring every edit of a gigabyte of sessions made its site a
+    // fifth larger (119 -> 144 MB) and its rendering a third slower.
     let bytes = edit_bytes(edits);
     let syntax = (bytes <= COLOURED_EDIT)
         .then(|| crate::site::highlight::for_path(path))
