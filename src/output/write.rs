@@ -278,8 +278,8 @@ impl Stager {
     /// `len` bytes of `parts`; the file's modification time.
     fn link_same(&self, rel: &str, parts: &[&[u8]], len: u64) -> Option<i64> {
         let old = self.folders.old_file(rel).filter(|old| old.len == len)?;
-        let bytes = fs::read(self.out.join(rel)).ok()?;
-        self.keep_old(rel, is_joined(&bytes, parts), old.mtime)
+        let same = file_is_joined(&self.out.join(rel), parts);
+        self.keep_old(rel, same, old.mtime)
     }
 
     /// Link the old site's `rel` into the new one when `same`; `mtime`.
@@ -440,16 +440,65 @@ pub fn write_site(
     Ok(written)
 }
 
-/// Whether `bytes` are `parts` one after another.
-fn is_joined(bytes: &[u8], parts: &[&[u8]]) -> bool {
-    let mut rest = bytes;
-    for part in parts {
-        match rest.split_at_checked(part.len()) {
-            Some((head, tail)) if head == *part => rest = tail,
-            _ => return false,
+/// Whether the file at `path` holds `parts` one after another. Read a
+/// block at a time: a search index of many megabytes is compared without
+/// being held whole.
+fn file_is_joined(path: &Path, parts: &[&[u8]]) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = fs::File::open(path) else {
+        return false;
+    };
+    let mut block = vec![0; 64 << 10];
+    let mut joined = Joined::new(parts);
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => return joined.whole(),
+            Ok(n) if joined.eat(&block[..n]) => {}
+            Ok(_) => return false,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
         }
     }
-    rest.is_empty()
+}
+
+/// Bytes, given a piece at a time, compared with parts one after another.
+struct Joined<'a, 'b> {
+    parts: std::slice::Iter<'a, &'b [u8]>,
+    /// What the next bytes must be, of the part being compared.
+    want: &'b [u8],
+}
+
+impl<'a, 'b> Joined<'a, 'b> {
+    fn new(parts: &'a [&'b [u8]]) -> Self {
+        Joined {
+            parts: parts.iter(),
+            want: &[],
+        }
+    }
+
+    /// Compare the next bytes; false when they differ (or go past the
+    /// parts' end).
+    fn eat(&mut self, mut got: &[u8]) -> bool {
+        while !got.is_empty() {
+            while self.want.is_empty() {
+                match self.parts.next() {
+                    Some(part) => self.want = part,
+                    None => return false,
+                }
+            }
+            let n = self.want.len().min(got.len());
+            if self.want[..n] != got[..n] {
+                return false;
+            }
+            (self.want, got) = (&self.want[n..], &got[n..]);
+        }
+        true
+    }
+
+    /// Whether the bytes given were all of the parts.
+    fn whole(mut self) -> bool {
+        self.want.is_empty() && self.parts.all(|p| p.is_empty())
+    }
 }
 
 /// Write `parts` one after another to `f`, as many at a time as the
@@ -503,14 +552,21 @@ mod tests {
         assert_eq!(a.len, joined.len() as u64);
     }
 
+    /// Whether `bytes`, given in pieces of `piece` bytes, are `parts`.
+    fn given_in_pieces(bytes: &[u8], piece: usize, parts: &[&[u8]]) -> bool {
+        let mut joined = Joined::new(parts);
+        bytes.chunks(piece).all(|p| joined.eat(p)) && joined.whole()
+    }
+
     proptest::proptest! {
-        /// Bytes cut anywhere into parts are those parts joined, and
-        /// bytes that differ anywhere (a byte changed, one more or fewer
-        /// at either end) are not.
+        /// Bytes cut anywhere into parts, given in pieces of any size,
+        /// are those parts joined; bytes that differ anywhere (a byte
+        /// changed, one more or fewer at either end) are not.
         #[test]
         fn bytes_are_the_parts_they_were_cut_into(
             bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300),
             cuts in proptest::collection::vec(0usize..300, 0..6),
+            piece in 1usize..40,
             at in 0usize..300,
         ) {
             let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
@@ -521,17 +577,36 @@ mod tests {
                 parts.push(&bytes[from..cut]);
                 from = cut;
             }
-            proptest::prop_assert!(is_joined(&bytes, &parts));
+            proptest::prop_assert!(given_in_pieces(&bytes, piece, &parts));
             let mut longer = bytes.clone();
             longer.push(b'x');
-            proptest::prop_assert!(!is_joined(&longer, &parts));
-            if let Some((_, shorter)) = bytes.split_first() {
-                proptest::prop_assert!(!is_joined(shorter, &parts));
+            proptest::prop_assert!(!given_in_pieces(&longer, piece, &parts));
+            if let Some((_, after_first)) = bytes.split_first() {
+                proptest::prop_assert!(!given_in_pieces(after_first, piece, &parts));
+                let before_last = &bytes[..bytes.len() - 1];
+                proptest::prop_assert!(!given_in_pieces(before_last, piece, &parts));
                 let mut changed = bytes.clone();
                 changed[at % bytes.len()] ^= 1;
-                proptest::prop_assert!(!is_joined(&changed, &parts));
+                proptest::prop_assert!(!given_in_pieces(&changed, piece, &parts));
             }
         }
+    }
+
+    /// A file is compared with parts a block at a time, past a block's
+    /// end and to its own.
+    #[test]
+    fn a_file_is_compared_with_parts_block_by_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.html");
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        fs::write(&path, &bytes).unwrap();
+        let parts: Vec<&[u8]> = bytes.chunks(7_000).collect();
+        assert!(file_is_joined(&path, &parts));
+        assert!(!file_is_joined(&path, &parts[..parts.len() - 1]));
+        let mut other = bytes.clone();
+        other[150_000] ^= 1;
+        assert!(!file_is_joined(&path, &[&other]));
+        assert!(!file_is_joined(&dir.path().join("none.html"), &[]));
     }
 
     fn files_of(list: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
