@@ -458,7 +458,6 @@ mod tests {
                 let text = (html.replace("<mark>", "[").replace("</mark>", "]"))
                     .replace("&lt;", "<")
                     .replace("&gt;", ">")
-                    .replace("&quot;", "\"")
                     .replace("&amp;", "&");
                 format!("{kind} {text}")
             })

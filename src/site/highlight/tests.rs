@@ -81,8 +81,6 @@ fn read_back(html: &str) -> (String, Vec<String>) {
     let text = text
         .replace("&lt;", "<")
         .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
         .replace("&amp;", "&");
     (text, classes)
 }
