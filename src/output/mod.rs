@@ -4,6 +4,7 @@ pub mod cards;
 mod folders;
 pub mod manifest;
 pub mod markdown;
+pub mod pages;
 pub mod render;
 pub mod splice;
 mod swap;

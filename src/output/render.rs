@@ -10,6 +10,7 @@
 //! and that escapes any raw HTML in its input.
 
 use crate::base::error::Error;
+use crate::output::pages::{self, NavItem};
 use crate::output::splice::{marker, splice};
 use crate::output::theme::Theme;
 use crate::output::turns::Written;
@@ -90,13 +91,6 @@ pub const BUILTIN_PREFIX: &str = "ccwiki/";
 /// The prefix under which the theme's templates stay reachable.
 pub const THEME_PREFIX: &str = "theme/";
 
-#[derive(Serialize)]
-struct NavItem {
-    title: &'static str,
-    href: &'static str,
-    section: &'static str,
-}
-
 const NAV: &[NavItem] = &[
     NavItem {
         title: "Home",
@@ -159,13 +153,17 @@ pub struct RenderOptions {
     pub site_dir: Option<std::path::PathBuf>,
 }
 
-#[derive(Serialize)]
-struct PageInfo<'a> {
-    title: &'a str,
-    section: &'a str,
-    path: &'a str,
+/// What every template is handed of its page (as `page`, and `root`).
+#[derive(Debug, Serialize)]
+pub(crate) struct PageInfo<'a> {
+    /// The page's path back to the site root (`../../`), handed as `root`.
+    #[serde(skip)]
+    pub root: String,
+    pub title: &'a str,
+    pub section: &'a str,
+    pub path: &'a str,
     /// The search index shard to load first (this page's project).
-    search_first: Option<String>,
+    pub search_first: Option<String>,
 }
 
 /// A configured Tera instance and the static files to copy.
@@ -186,6 +184,15 @@ pub struct Renderer {
     /// HTML written by [`crate::output::cards`] (the templates in use show
     /// them as the built-in ones do) rather than as views for Tera to walk.
     cards_written: bool,
+    /// Whether session pages are written whole by
+    /// [`crate::output::pages`] (the templates in use make them as the
+    /// built-in ones do), their turns spliced in.
+    sessions_written: bool,
+    /// Whether file pages are written whole by [`crate::output::pages`],
+    /// their diffs spliced in.
+    files_written: bool,
+    /// The site's title, for the pages written without a template.
+    site_title: String,
     /// Hash of everything besides a page's own context that shapes its HTML.
     fingerprint: u64,
     static_files: Vec<(String, Vec<u8>)>,
@@ -230,6 +237,8 @@ impl Renderer {
         let diffs_spliced = as_built_in(&DIFFS_SPLICED_IN);
         let days_written = as_built_in(&timeline::DAYS_STOOD_IN_FOR);
         let cards_written = as_built_in(&cards::STOOD_IN_FOR);
+        let sessions_written = turns_written && as_built_in(&pages::SESSION_STOOD_IN_FOR);
+        let files_written = diffs_spliced && as_built_in(&pages::FILE_STOOD_IN_FOR);
         // Each partial whose lists are written apart prints them instead.
         let printed = [
             (
@@ -269,6 +278,9 @@ impl Renderer {
             days_written,
             diffs_spliced,
             cards_written,
+            sessions_written,
+            files_written,
+            site_title: opts.title.clone(),
             fingerprint,
             static_files,
             place,
@@ -302,8 +314,38 @@ impl Renderer {
 
     /// Render `page`, whose context is `view`, to HTML in `out`.
     fn html(&self, page: &Page<'_>, view: &impl Serialize, out: &mut Vec<u8>) -> Result<(), Error> {
+        self.html_for(&self.page_info(page), page.template, view, out)
+    }
+
+    /// What every template is handed of `page` besides its view.
+    fn page_info<'p>(&self, page: &'p Page<'_>) -> PageInfo<'p> {
+        // The 404 page is served at whatever address was asked for:
+        // relative links would lead nowhere, so its links start at the
+        // served root.
+        let root = match page.view {
+            crate::site::assemble::View::NotFound(_) => self.base_path.clone(),
+            _ => page.root(),
+        };
+        PageInfo {
+            root,
+            title: &page.title,
+            section: page.section,
+            path: &page.path,
+            search_first: (page.project()).map(|p| crate::site::search::shard_key(Some(p))),
+        }
+    }
+
+    /// Render `template` for the page `info` tells of, whose context is
+    /// `view`, to HTML in `out`.
+    pub(crate) fn html_for(
+        &self,
+        info: &PageInfo<'_>,
+        template: &str,
+        view: &impl Serialize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
         let mut ctx = Context::from_serialize(view)
-            .map_err(|e| Error::Template(format!("{}: {}", page.path, describe(&e))))?;
+            .map_err(|e| Error::Template(format!("{}: {}", info.path, describe(&e))))?;
         // `root`, `page`, `site` and `nav` are every template's: a view's
         // field of the same name would hide them or be hidden (a session's
         // page number once was).
@@ -312,31 +354,63 @@ impl Renderer {
                 .iter()
                 .any(|k| ctx.contains_key(k)),
             "{}: the view has a field named like a global (root, page, site, nav)",
-            page.path
+            info.path
         );
-        // The 404 page is served at whatever address was asked for:
-        // relative links would lead nowhere, so its links start at the
-        // served root.
-        let root = match page.view {
-            crate::site::assemble::View::NotFound(_) => self.base_path.clone(),
-            _ => page.root(),
-        };
-        ctx.insert("root", &root);
-        ctx.insert(
-            "page",
-            &PageInfo {
-                title: &page.title,
-                section: page.section,
-                path: &page.path,
-                search_first: page
-                    .project()
-                    .map(|p| crate::site::search::shard_key(Some(p))),
-            },
-        );
-        self.tera.render_to(page.template, &ctx, out).map_err(|e| {
+        ctx.insert("root", &info.root);
+        ctx.insert("page", info);
+        self.tera.render_to(template, &ctx, out).map_err(|e| {
             let msg = self.place.one_line(&describe(&e));
-            Error::Template(format!("{msg} (rendering {})", page.path))
+            Error::Template(format!("{msg} (rendering {})", info.path))
         })
+    }
+
+    /// Whether session pages are written without a template.
+    #[cfg(test)]
+    pub(crate) fn writes_sessions(&self) -> bool {
+        self.sessions_written
+    }
+
+    /// Whether file pages are written without a template.
+    #[cfg(test)]
+    pub(crate) fn writes_files(&self) -> bool {
+        self.files_written
+    }
+
+    /// Append to `out` the page `write` writes without a template, handed
+    /// what `base.html` shows of `page`: false, with `out` as it was, when
+    /// `write` cannot write it.
+    fn write_frame(
+        &self,
+        page: &Page<'_>,
+        out: &mut Vec<u8>,
+        write: impl FnOnce(&pages::Frame<'_>, &mut String) -> bool,
+    ) -> bool {
+        thread_local! {
+            // A page's frame is a few kilobytes, made a thousand times.
+            static FRAME: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
+        let info = self.page_info(page);
+        let frame = self.frame(&info);
+        FRAME.with_borrow_mut(|html| {
+            html.clear();
+            let written = write(&frame, html);
+            if written {
+                out.extend_from_slice(html.as_bytes());
+            }
+            written
+        })
+    }
+
+    /// What `base.html` shows of the page `info` tells of.
+    pub(crate) fn frame<'a>(&'a self, info: &'a PageInfo<'_>) -> pages::Frame<'a> {
+        pages::Frame {
+            site_title: &self.site_title,
+            nav: NAV,
+            root: &info.root,
+            title: info.title,
+            section: info.section,
+            search_first: info.search_first.as_deref(),
+        }
     }
 
     /// Make `page` with `make` (handed its key) unless the page made from
@@ -402,7 +476,13 @@ impl Renderer {
         }
         TURNS.with_borrow_mut(|written| {
             crate::output::turns::write_all(&mut view, &page.root(), written);
-            let spliced = self.put_spliced(page, &view, stager, input, written.count(), |i| {
+            let frame = |html: &mut Vec<u8>| match self.sessions_written {
+                true if self.write_frame(page, html, |f, out| pages::session(f, &view, out)) => {
+                    Ok(())
+                }
+                _ => self.html(page, &view, html),
+            };
+            let spliced = self.put_spliced(page, stager, input, frame, written.count(), |i| {
                 written.list(i)
             })?;
             if spliced {
@@ -419,15 +499,15 @@ impl Renderer {
     fn put_spliced<'p>(
         &self,
         page: &Page<'_>,
-        view: &impl Serialize,
         stager: &Stager,
         input: u64,
+        frame: impl FnOnce(&mut Vec<u8>) -> Result<(), Error>,
         count: usize,
         part: impl Fn(usize) -> &'p str,
     ) -> Result<bool, Error> {
         PAGE.with_borrow_mut(|html| {
             html.clear();
-            self.html(page, view, html)?;
+            frame(html)?;
             match splice(html, count, part) {
                 Some(pieces) => stager.put_parts(&page.path, &pieces, input).map(|()| true),
                 None => Ok(false),
@@ -456,7 +536,17 @@ impl Renderer {
         for (i, c) in shown(&mut view).enumerate() {
             diffs.push(std::mem::replace(&mut c.diff, marker(i).into()));
         }
-        let spliced = self.put_spliced(page, &view, stager, input, diffs.len(), |i| &diffs[i])?;
+        let frame = |html: &mut Vec<u8>| match self.files_written {
+            true => {
+                self.write_frame(page, html, |f, out| {
+                    pages::file(f, &view, out);
+                    true
+                });
+                Ok(())
+            }
+            false => self.html(page, &view, html),
+        };
+        let spliced = self.put_spliced(page, stager, input, frame, diffs.len(), |i| &diffs[i])?;
         if spliced {
             return Ok(());
         }

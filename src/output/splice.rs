@@ -94,6 +94,8 @@ mod tests {
             &crate::output::turns::STOOD_IN_FOR[..],
             &crate::output::timeline::DAYS_STOOD_IN_FOR[..],
             &crate::output::render::DIFFS_SPLICED_IN[..],
+            &crate::output::pages::SESSION_STOOD_IN_FOR[..],
+            &crate::output::pages::FILE_STOOD_IN_FOR[..],
         ] {
             assert!(shows_as_built_in(names, built_in, built_in), "{names:?}");
             for changed in names {
