@@ -157,7 +157,7 @@ pub(super) fn is_word_start(c: u8, extra: &[u8]) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 || (c == b'$' && extra.contains(&b'$'))
 }
 
-fn is_word(c: u8, extra: &[u8]) -> bool {
+pub(super) fn is_word(c: u8, extra: &[u8]) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 || extra.contains(&c)
 }
 
@@ -232,7 +232,7 @@ impl<'a> Scan<'a, '_> {
                 self.token(end, colour);
             } else if let Some(end) = c
                 .is_ascii_digit()
-                .then(|| self.number(spec.word_extra))
+                .then(|| self.number(&syntax.word))
                 .flatten()
             {
                 self.token(end, Colour::Constant);
@@ -360,7 +360,7 @@ impl<'a> Scan<'a, '_> {
 
     /// Where the number at `at` ends; None when it runs on into a word
     /// (`01a1-61f0` in a shell, where `-` joins words), read as that word.
-    fn number(&self, extra: &[u8]) -> Option<usize> {
+    fn number(&self, word: &[bool; 256]) -> Option<usize> {
         let b = self.b;
         let hex = b[self.at] == b'0' && matches!(b.get(self.at + 1), Some(b'x' | b'X'));
         let mut i = self.at + 1;
@@ -375,7 +375,7 @@ impl<'a> Scan<'a, '_> {
             }
             i += 1;
         }
-        (!b.get(i).is_some_and(|&c| is_word(c, extra))).then_some(i)
+        (!b.get(i).is_some_and(|&c| word[c as usize])).then_some(i)
     }
 
     /// A word: a string's prefix, a key, a keyword, or plain; a plain
@@ -385,7 +385,7 @@ impl<'a> Scan<'a, '_> {
         let b = self.b;
         let start = self.at;
         let mut end = start + 1;
-        while end < b.len() && is_word(b[end], spec.word_extra) {
+        while end < b.len() && syntax.word[b[end] as usize] {
             end += 1;
         }
         let text = self.slice(start, end);

@@ -46,6 +46,11 @@ pub struct Syntax {
     /// is read as punctuation at once, not after every other reading has
     /// been tried and refused (a third of a line's bytes, in most code).
     starts: [bool; 256],
+    /// The bytes that go on a word ([`lexer::is_word`]), looked up rather
+    /// than worked out: read at every byte of every word, the language's
+    /// extra word bytes were searched for each (a call to memchr at
+    /// every word's end).
+    word: [bool; 256],
 }
 
 /// What a word of a language's table is.
@@ -89,6 +94,7 @@ impl Syntax {
             names: spec.names.split_whitespace().collect(),
             defines_names: !spec.definers.trim().is_empty(),
             starts: starts(spec),
+            word: std::array::from_fn(|b| lexer::is_word(b as u8, spec.word_extra)),
         }
     }
 
