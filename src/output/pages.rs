@@ -341,6 +341,7 @@ fn subagents(root: &str, v: &SessionView<'_>, out: &mut String) {
             escape(out, call);
             out.push_str("\">↑ The call that started it</a></p>");
         }
+        // The line of `{% set turns = a.turns %}`, then the turns partial.
         out.push_str("\n    \n    ");
         out.push_str(printed(&a.turns).unwrap_or_default());
         out.push_str("\n  </details>\n  ");
