@@ -833,11 +833,12 @@ mod tests {
         }
     }
 
-    /// A session page whose turns are still views is left to Tera, with
-    /// nothing written.
+    /// A page with no turns of its own and a sub-agent without turns, as
+    /// the turns writer hands it on: no conversation section, and nothing
+    /// printed in the sub-agent (an empty list once printed as `[]`),
+    /// the same whichever writes the page.
     #[test]
-    fn turns_still_views_are_left_to_the_template() {
-        let r = renderer("Wiki");
+    fn no_turns_print_nothing() {
         let info = PageInfo {
             root: "../".into(),
             title: "T",
@@ -845,12 +846,36 @@ mod tests {
             path: "sessions/s/index.html",
             search_first: None,
         };
-        let prompt = crate::site::assemble::views::TurnView::Prompt {
-            time: None,
-            text: "hello",
-            anchor: String::new(),
-        };
-        let view = SessionView {
+        let mut view = session_with(Turns::Views(vec![]));
+        view.subagents.push(SubagentView {
+            number: 1,
+            id: "agent",
+            role: "sub-agent",
+            layout: "nested",
+            agent_type: None,
+            description: None,
+            assistant_turns: 0,
+            turns: Turns::Views(vec![]),
+            called_from: None,
+        });
+        let mut written = crate::output::turns::Written::default();
+        crate::output::turns::write_all(&mut view, &info.root, &mut written);
+        assert_eq!(written.count(), 0);
+        let (through_tera, written) = both("Wiki", &info, "session.html", &view, |f, v, out| {
+            assert!(session(f, v, out));
+        });
+        assert_eq!(through_tera, written);
+        assert!(!written.contains("[]"), "{written}");
+        assert!(!written.contains("class=\"conversation\""));
+        let agent = &written[written.find("id=\"agent-1\"").expect("the sub-agent")..];
+        let shown = &agent[agent.find("</summary>").expect("its summary")..];
+        let shown = &shown[..shown.find("</details>").expect("its end")];
+        assert_eq!(shown.trim(), "</summary>");
+    }
+
+    /// A session page with `turns` and nothing else.
+    fn session_with(turns: Turns<'static>) -> SessionView<'static> {
+        SessionView {
             title: "T".into(),
             id: "s",
             project: None,
@@ -871,13 +896,33 @@ mod tests {
             facet: None,
             setup: vec![],
             tools: vec![],
-            turns: Turns::Views(vec![prompt]),
+            turns,
             subagents: vec![],
             page_number: 1,
             pages: 1,
             prev: None,
             next: None,
+        }
+    }
+
+    /// A session page whose turns are still views is left to Tera, with
+    /// nothing written.
+    #[test]
+    fn turns_still_views_are_left_to_the_template() {
+        let r = renderer("Wiki");
+        let info = PageInfo {
+            root: "../".into(),
+            title: "T",
+            section: "sessions",
+            path: "sessions/s/index.html",
+            search_first: None,
         };
+        let prompt = crate::site::assemble::views::TurnView::Prompt {
+            time: None,
+            text: "hello",
+            anchor: String::new(),
+        };
+        let view = session_with(Turns::Views(vec![prompt]));
         let mut out = String::from("kept");
         assert!(!session(&r.frame(&info), &view, &mut out));
         assert_eq!(out, "kept");

@@ -37,9 +37,12 @@ pub fn write_all(view: &mut SessionView<'_>, root: &str, written: &mut Written) 
     written.ends.clear();
     for turns in lists(view) {
         if let Turns::Views(views) = turns {
-            // An empty list stays one, for the template to leave out (a
-            // later page of a long session may hold only sub-agents).
+            // No turns are no HTML: the page's `{% if turns %}` leaves its
+            // conversation out (a later page of a long session may hold
+            // only sub-agents), and a sub-agent without turns prints
+            // nothing (an empty list printed as HTML was `[]`).
             if views.is_empty() {
+                *turns = Turns::Html(String::new());
                 continue;
             }
             write(views, root, &mut written.html);
@@ -488,9 +491,8 @@ mod tests {
         write_all(&mut view, "../", &mut written);
         let markers = [&view.turns, &view.subagents[0].turns].map(|t| html(t).to_string());
         assert_eq!(markers, [marker(0), marker(1)]);
-        // An empty list stays one, for the template to leave out.
-        let empty = |t: &Turns<'_>| matches!(t, Turns::Views(v) if v.is_empty());
-        assert!(empty(&view.subagents[1].turns));
+        // No turns are no HTML: the template leaves them out, or prints nothing.
+        assert_eq!(html(&view.subagents[1].turns), "");
         // A template shows the sub-agents before the session's own turns.
         let page = format!("<h1>s</h1>{1}<hr><main>{0}</main>", markers[0], markers[1]);
         let out = spliced(&written, page.as_bytes()).expect("spliced");
@@ -505,12 +507,12 @@ mod tests {
         written.unmark(&mut view);
         assert_eq!(html(&view.turns), one);
         assert_eq!(html(&view.subagents[0].turns), two);
-        assert!(empty(&view.subagents[1].turns));
+        assert_eq!(html(&view.subagents[1].turns), "");
 
         // A page of sub-agents only: the first list written is theirs.
         let mut view = session(vec![], vec![vec![prompt("three")]]);
         write_all(&mut view, "../", &mut written);
-        assert!(empty(&view.turns));
+        assert_eq!(html(&view.turns), "");
         assert_eq!(html(&view.subagents[0].turns), marker(0));
         let out = spliced(&written, format!("<i>{}</i>", marker(0)).as_bytes());
         let three = turns(&[prompt("three")]);
