@@ -493,9 +493,10 @@ impl Renderer {
         })
     }
 
-    /// Render `page` from `view`, whose `count` parts made apart stand as
-    /// markers, and put it in `stager` with `part(i)` in the place of the
-    /// `i`th marker: false, with nothing put, when they could not be.
+    /// Make `page` with `frame` (through its templates, or written without
+    /// them), its `count` parts made apart standing as markers, and put it
+    /// in `stager` with `part(i)` in the place of the `i`th marker: false,
+    /// with nothing put, when they could not be.
     fn put_spliced<'p>(
         &self,
         page: &Page<'_>,
