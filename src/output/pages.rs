@@ -18,6 +18,8 @@
 //! is spliced the same way whichever wrote its frame.
 
 use crate::output::markdown::{escape, render_into, Breaks};
+use crate::output::timeline::link_open;
+use crate::output::turns::nonempty;
 use crate::site::assemble::views::{FileView, Link, SessionView, Turns};
 
 /// The templates whose built-in text a session page's writer stands in
@@ -58,8 +60,7 @@ pub struct Frame<'a> {
 
 /// Append what the built-in `session.html` makes of `view`, or false
 /// (with `out` as it was) when a list of its turns is still views (the
-/// turns writer leaves only empty lists so, which the template leaves
-/// out).
+/// turns writer has not written it).
 pub fn session(frame: &Frame<'_>, view: &SessionView<'_>, out: &mut String) -> bool {
     let mut lists = std::iter::once(&view.turns).chain(view.subagents.iter().map(|a| &a.turns));
     if lists.any(|t| printed(t).is_none()) {
@@ -75,28 +76,14 @@ pub fn file(frame: &Frame<'_>, view: &FileView<'_>, out: &mut String) {
     base(frame, out, |out| file_content(frame.root, view, out));
 }
 
-/// What the turns partial prints for a list of turns while turns come as
-/// HTML (`{{ turns | safe }}`): None for views, which it cannot print
-/// (but for no views, an empty list, which it prints as one).
+/// The HTML the turns writer left for a list of turns, which the turns
+/// partial prints (`{{ turns | safe }}`): None for views, which it cannot
+/// print.
 fn printed<'t>(turns: &'t Turns<'_>) -> Option<&'t str> {
     match turns {
         Turns::Html(html) => Some(html),
-        Turns::Views(views) if views.is_empty() => Some("[]"),
         Turns::Views(_) => None,
     }
-}
-
-/// Whether a template's `{% if turns %}` holds.
-fn any_turns(turns: &Turns<'_>) -> bool {
-    match turns {
-        Turns::Html(html) => !html.is_empty(),
-        Turns::Views(views) => !views.is_empty(),
-    }
-}
-
-/// Whether a template's `{% if x %}` holds for an optional text.
-fn given(text: Option<&str>) -> bool {
-    text.is_some_and(|t| !t.is_empty())
 }
 
 /// `{{ n | pluralize }}`.
@@ -117,10 +104,7 @@ fn number(out: &mut String, n: impl Into<u64>) {
 /// `<a href="{{ root }}{{ link.href }}">{{ link.title }}</a>`, `before`
 /// and `after` the title inside the link.
 fn link(out: &mut String, root: &str, link: &Link, before: &str, after: &str) {
-    out.push_str("<a href=\"");
-    escape(out, root);
-    escape(out, &link.href);
-    out.push_str("\">");
+    link_open(out, "<a href=\"", root, &link.href);
     out.push_str(before);
     escape(out, &link.title);
     out.push_str(after);
@@ -157,7 +141,7 @@ fn base(f: &Frame<'_>, out: &mut String, content: impl FnOnce(&mut String)) {
     out.push_str("static/style.css\">\n<script src=\"");
     escape(out, root);
     out.push_str("static/search.js\" defer");
-    if let Some(first) = f.search_first.filter(|s| !s.is_empty()) {
+    if let Some(first) = nonempty(f.search_first) {
         out.push_str(" data-first=\"");
         escape(out, first);
         out.push('"');
@@ -238,9 +222,9 @@ fn session_content(root: &str, v: &SessionView<'_>, out: &mut String) {
     out.push_str("\n</header>\n\n");
     pager(root, v, out);
     out.push_str("\n\n");
-    if any_turns(&v.turns) {
+    if let Some(turns) = nonempty(printed(&v.turns)) {
         out.push_str("<section class=\"conversation\" aria-label=\"Conversation\">\n");
-        out.push_str(printed(&v.turns).unwrap_or_default());
+        out.push_str(turns);
         out.push_str("\n</section>");
     }
     out.push_str("\n\n");
@@ -254,13 +238,13 @@ fn session_content(root: &str, v: &SessionView<'_>, out: &mut String) {
 
 /// The facts of `session.html`'s header (`<dl class="facts">`).
 fn facts(root: &str, v: &SessionView<'_>, out: &mut String) {
-    if let Some(date) = v.date.as_deref().filter(|d| !d.is_empty()) {
+    if let Some(date) = nonempty(v.date.as_deref()) {
         out.push_str("<div><dt>Started</dt><dd><time>");
         escape(out, date);
         out.push_str("</time></dd></div>");
     }
     out.push_str("\n    ");
-    if let Some(duration) = v.duration.as_deref().filter(|d| !d.is_empty()) {
+    if let Some(duration) = nonempty(v.duration.as_deref()) {
         out.push_str("<div><dt>Duration</dt><dd>");
         escape(out, duration);
         out.push_str("</dd></div>");
@@ -297,10 +281,9 @@ fn facts(root: &str, v: &SessionView<'_>, out: &mut String) {
         out.push_str(" out</dd></div>");
     }
     out.push_str("\n    ");
-    if let Some(cost) = v.cost.as_deref().filter(|c| !c.is_empty()) {
-        out.push_str("<div><dt>Estimated cost</dt><dd><a href=\"");
-        escape(out, root);
-        out.push_str("usage/index.html\">");
+    if let Some(cost) = nonempty(v.cost.as_deref()) {
+        let lead = "<div><dt>Estimated cost</dt><dd><a href=\"";
+        link_open(out, lead, root, "usage/index.html");
         escape(out, cost);
         out.push_str("</a></dd></div>");
     }
@@ -324,22 +307,20 @@ fn subagents(root: &str, v: &SessionView<'_>, out: &mut String) {
         out.push_str("\">\n    <summary><span class=\"tag\">");
         escape(out, a.role);
         out.push_str("</span> ");
-        if let Some(kind) = a.agent_type.filter(|k| !k.is_empty()) {
+        if let Some(kind) = nonempty(a.agent_type) {
             out.push_str("<code>");
             escape(out, kind);
             out.push_str("</code> ");
         }
-        escape(out, a.description.filter(|d| !d.is_empty()).unwrap_or(a.id));
+        escape(out, nonempty(a.description).unwrap_or(a.id));
         out.push_str(" <span class=\"meta\">");
         number(out, a.assistant_turns);
         out.push_str(" response");
         out.push_str(plural(a.assistant_turns));
         out.push_str("</span></summary>\n    ");
-        if let Some(call) = a.called_from.as_deref().filter(|c| !c.is_empty()) {
-            out.push_str("<p class=\"called-from\"><a href=\"");
-            escape(out, root);
-            escape(out, call);
-            out.push_str("\">↑ The call that started it</a></p>");
+        if let Some(call) = nonempty(a.called_from.as_deref()) {
+            link_open(out, "<p class=\"called-from\"><a href=\"", root, call);
+            out.push_str("↑ The call that started it</a></p>");
         }
         // The line of `{% set turns = a.turns %}`, then the turns partial.
         out.push_str("\n    \n    ");
@@ -354,16 +335,19 @@ fn subagents(root: &str, v: &SessionView<'_>, out: &mut String) {
 fn digest(root: &str, v: &SessionView<'_>, out: &mut String) {
     let facet = v.facet.as_ref();
     let shown = v.prev.is_none()
-        && (facet.is_some() || given(v.summary) || given(v.away) || given(v.outcome));
+        && (facet.is_some()
+            || [v.summary, v.away, v.outcome]
+                .into_iter()
+                .any(|t| nonempty(t).is_some()));
     if !shown {
         return;
     }
     out.push_str("<div class=\"digest\">\n    ");
     if let Some(f) = facet {
-        if let Some(goal) = f.goal.filter(|g| !g.is_empty()) {
+        if let Some(goal) = nonempty(f.goal) {
             out.push_str("<span class=\"digest-label\">Goal</span><p>");
             escape(out, goal);
-            if let Some(outcome) = f.outcome.as_deref().filter(|o| !o.is_empty()) {
+            if let Some(outcome) = nonempty(f.outcome.as_deref()) {
                 out.push_str(" <span class=\"tag\">");
                 escape(out, outcome);
                 out.push_str("</span>");
@@ -372,7 +356,7 @@ fn digest(root: &str, v: &SessionView<'_>, out: &mut String) {
         }
     }
     out.push_str("\n    ");
-    if let Some(summary) = facet.and_then(|f| f.summary).filter(|s| !s.is_empty()) {
+    if let Some(summary) = facet.and_then(|f| nonempty(f.summary)) {
         out.push_str("<span class=\"digest-label\">In brief</span><p>");
         escape(out, summary);
         out.push_str("</p>");
@@ -388,7 +372,7 @@ fn digest(root: &str, v: &SessionView<'_>, out: &mut String) {
         out.push_str("</ul>");
     }
     out.push_str("\n    ");
-    if let Some(summary) = v.summary.filter(|s| !s.is_empty()) {
+    if let Some(summary) = nonempty(v.summary) {
         out.push_str("<span class=\"digest-label\">Summary</span><p>");
         escape(out, summary);
         out.push_str("</p>");
@@ -403,7 +387,7 @@ fn digest(root: &str, v: &SessionView<'_>, out: &mut String) {
 /// `{% if text %}<span class="digest-label">label</span><div
 /// class="prose">{{ text | markdown(root=root, breaks=true) }}</div>{% endif %}`.
 fn prose(out: &mut String, label: &str, text: Option<&str>, root: &str) {
-    if let Some(text) = text.filter(|t| !t.is_empty()) {
+    if let Some(text) = nonempty(text) {
         out.push_str("<span class=\"digest-label\">");
         out.push_str(label);
         out.push_str("</span><div class=\"prose\">");
@@ -491,7 +475,7 @@ fn file_content(root: &str, v: &FileView<'_>, out: &mut String) {
         out.push_str("\">\n  <h2 class=\"change-head\"><span class=\"tag\">");
         escape(out, c.tool);
         out.push_str("</span> ");
-        if let Some(time) = c.time.as_deref().filter(|t| !t.is_empty()) {
+        if let Some(time) = nonempty(c.time.as_deref()) {
             out.push_str("<time>");
             escape(out, time);
             out.push_str("</time>");
@@ -528,7 +512,7 @@ fn backups(root: &str, v: &FileView<'_>, out: &mut String) {
                 out.push_str(" <span class=\"meta\">(the file did not exist yet)</span>");
             }
             out.push_str("</th><td>");
-            if let Some(time) = b.time.as_deref().filter(|t| !t.is_empty()) {
+            if let Some(time) = nonempty(b.time.as_deref()) {
                 out.push_str("<time>");
                 escape(out, time);
                 out.push_str("</time>");
@@ -603,8 +587,8 @@ mod tests {
         prop_oneof![Just(0), Just(1), Just(2), Just(1_234_567)]
     }
 
-    /// A list of turns as the turns writer leaves it: HTML (a marker, or
-    /// text that is not one), or no views.
+    /// A list of turns as the turns writer leaves it: HTML (none, a
+    /// marker, or text that is not one).
     fn turns() -> impl Strategy<Value = Turns<'static>> {
         let html = prop_oneof![
             Just(String::new()),
@@ -612,10 +596,7 @@ mod tests {
             Just(crate::output::splice::marker(0)),
             owned(),
         ];
-        proptest::option::of(html).prop_map(|html| match html {
-            Some(html) => Turns::Html(html),
-            None => Turns::Views(Vec::new()),
-        })
+        html.prop_map(Turns::Html)
     }
 
     fn subagent() -> impl Strategy<Value = SubagentView<'static>> {

@@ -76,7 +76,7 @@ fn write(days: &[TimelineDay<'_>], root: &str, out: &mut String) {
 }
 
 /// `lead`, then `{{ root }}{{ href }}">`.
-fn link_open(out: &mut String, lead: &str, root: &str, href: &str) {
+pub(crate) fn link_open(out: &mut String, lead: &str, root: &str, href: &str) {
     out.push_str(lead);
     escape(out, root);
     escape(out, href);

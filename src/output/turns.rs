@@ -281,7 +281,7 @@ fn time_in(out: &mut String, lead: &str, time: Option<&str>) {
 }
 
 /// A template's `{% if x %}` of an optional text: an empty one is false.
-fn nonempty(s: Option<&str>) -> Option<&str> {
+pub(crate) fn nonempty(s: Option<&str>) -> Option<&str> {
     s.filter(|s| !s.is_empty())
 }
 
