@@ -56,7 +56,8 @@ fn views_of_each_page_kind() {
         match &page.view {
             View::Session(s) => {
                 let loaded = s.load().expect("session turns load");
-                insta::assert_json_snapshot!(name, loaded.view());
+                let view = loaded.view().expect("session turns decode");
+                insta::assert_json_snapshot!(name, view);
             }
             View::File(f) => {
                 let loaded = f.load().expect("file changes load");

@@ -3,6 +3,7 @@
 //! one way to replace such a file whole.
 
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde::Serialize;
 use std::path::Path;
 
@@ -82,8 +83,11 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
     postcard::from_bytes(body).ok()
 }
 
-/// The value at the start of `bytes`, and how many bytes it took.
-pub fn decode_prefix<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, usize), postcard::Error> {
+/// The value at the start of `bytes`, and how many bytes it took; it may
+/// borrow from them.
+pub fn decode_prefix<'a, T: Deserialize<'a>>(
+    bytes: &'a [u8],
+) -> Result<(T, usize), postcard::Error> {
     let (value, rest) = postcard::take_from_bytes(bytes)?;
     Ok((value, bytes.len() - rest.len()))
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use crate::knowledge::redact::Text;
+pub use crate::knowledge::redact::{Text, TextRef};
 
 pub use crate::knowledge::spill::Turns;
 
@@ -128,16 +128,20 @@ pub fn add_usage(into: &mut ModelUsage, more: &ModelUsage) {
 }
 
 /// One tool call, reduced to what a reader needs: the name and its main argument.
+///
+/// Like every part of a turn, generic over how its text is held: owned
+/// ([`Text`]), or borrowed from the bytes it was read back from
+/// ([`TextRef`], see [`Turn`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolCall {
-    pub name: Text,
+pub struct ToolCall<S = Text> {
+    pub name: S,
     /// The argument that says what the call did (a path, a command, a pattern).
-    pub arg: Text,
+    pub arg: S,
     /// Every argument, `name: value` a line, cut after [`TOOL_TEXT_CHARS`].
-    pub input: Text,
+    pub input: S,
     /// What the call returned, cut after [`TOOL_TEXT_CHARS`]; None when
     /// no result was seen.
-    pub result: Option<Text>,
+    pub result: Option<S>,
     /// The result's whole size in bytes (as written in the transcript).
     pub result_bytes: u64,
     /// The result is an error.
@@ -146,15 +150,15 @@ pub struct ToolCall {
     /// prompt it gave, which is the sub-agent's first prompt.
     pub launches: Option<u64>,
     /// For a call that changes a file: what it replaced, shown as a diff.
-    pub edits: Vec<Edit>,
+    pub edits: Vec<Edit<S>>,
 }
 
 /// One replacement in a file, each side cut after [`EDIT_CHARS`]; `old`
 /// is empty for a whole new text (Write).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Edit {
-    pub old: Text,
-    pub new: Text,
+pub struct Edit<S = Text> {
+    pub old: S,
+    pub new: S,
 }
 
 /// A backup Claude Code kept of a file a session changed
@@ -185,11 +189,11 @@ pub const TOOL_TEXT_CHARS: usize = 1_500;
 
 /// A piece of an assistant turn, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Block {
+pub enum Block<S = Text> {
     /// Markdown text the assistant wrote.
-    Text(Text),
+    Text(S),
     /// A tool call, shown as one compact line.
-    Tool(ToolCall),
+    Tool(ToolCall<S>),
 }
 
 /// What a compaction marker records.
@@ -202,36 +206,90 @@ pub enum CompactKind {
 /// One step of a conversation, as the wiki shows it. Times are encoded as
 /// microseconds: turns are encoded and decoded by the million (spill, cache).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Turn {
+pub enum Turn<S = Text> {
     /// A real prompt the user typed.
     Prompt {
         #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
-        text: Text,
+        text: S,
     },
     /// One API response (all lines sharing a `message.id`), blocks in order.
     Assistant {
         #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
-        model: Option<Text>,
-        blocks: Vec<Block>,
+        model: Option<S>,
+        blocks: Vec<Block<S>>,
     },
     /// A slash command or `!` shell command the user ran.
     Command {
         #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
-        name: Text,
-        args: Text,
+        name: S,
+        args: S,
     },
     /// Output of a local command.
-    CommandOutput { text: Text },
+    CommandOutput { text: S },
     /// The conversation was compacted; `summary` is what the model kept.
     Compaction {
         #[serde(with = "chrono::serde::ts_microseconds_option")]
         ts: Option<DateTime<Utc>>,
         kind: CompactKind,
-        summary: Option<Text>,
+        summary: Option<S>,
     },
+}
+
+impl Turn {
+    /// The turn with its texts lent, as a turn read back in place is.
+    pub fn borrowed(&self) -> Turn<TextRef<'_>> {
+        fn lend(t: &Option<Text>) -> Option<TextRef<'_>> {
+            t.as_ref().map(TextRef::from)
+        }
+        match self {
+            Turn::Prompt { ts, text } => Turn::Prompt {
+                ts: *ts,
+                text: text.into(),
+            },
+            Turn::Assistant { ts, model, blocks } => Turn::Assistant {
+                ts: *ts,
+                model: lend(model),
+                blocks: blocks.iter().map(Block::borrowed).collect(),
+            },
+            Turn::Command { ts, name, args } => Turn::Command {
+                ts: *ts,
+                name: name.into(),
+                args: args.into(),
+            },
+            Turn::CommandOutput { text } => Turn::CommandOutput { text: text.into() },
+            Turn::Compaction { ts, kind, summary } => Turn::Compaction {
+                ts: *ts,
+                kind: *kind,
+                summary: lend(summary),
+            },
+        }
+    }
+}
+
+impl Block {
+    fn borrowed(&self) -> Block<TextRef<'_>> {
+        match self {
+            Block::Text(t) => Block::Text(t.into()),
+            Block::Tool(c) => Block::Tool(ToolCall {
+                name: (&c.name).into(),
+                arg: (&c.arg).into(),
+                input: (&c.input).into(),
+                result: c.result.as_ref().map(TextRef::from),
+                result_bytes: c.result_bytes,
+                error: c.error,
+                launches: c.launches,
+                edits: (c.edits.iter())
+                    .map(|e| Edit {
+                        old: (&e.old).into(),
+                        new: (&e.new).into(),
+                    })
+                    .collect(),
+            }),
+        }
+    }
 }
 
 pub use crate::source::discover::{SubagentLayout, SubagentRole};

@@ -29,7 +29,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 mod copy;
+mod encoded;
 pub use copy::Copies;
+pub use encoded::Encoded;
 
 thread_local! {
     // One buffer per thread, reused: chunks are read by the thousand.
@@ -624,72 +626,7 @@ impl Spill {
         turns: &Turns,
         range: Range<usize>,
     ) -> Result<Vec<Turn>, crate::Error> {
-        let mut out = Vec::with_capacity(range.len());
-        let (mut k, mut start) = turns.piece_of(range.start);
-        // Stored pieces one after the other in a file are read at once:
-        // a page's turns are a dozen chunks, and the system calls of a
-        // read for each were a tenth of the time taken to read them back.
-        let mut run: Vec<(&Piece, Range<usize>)> = Vec::new();
-        while let Some((_, piece)) = turns.pieces.get(k).filter(|_| start < range.end) {
-            let n = match piece {
-                Piece::Held(_) => 1,
-                Piece::Stored { shelf, offset, .. } => {
-                    stored_run(&turns.pieces[k..], *shelf, *offset)
-                }
-            };
-            for (end, piece) in &turns.pieces[k..k + n] {
-                if start >= range.end {
-                    break;
-                }
-                let from = range.start.saturating_sub(start);
-                let to = range.end.min(*end) - start;
-                match piece {
-                    Piece::Held(t) => out.extend_from_slice(&t[from..to]),
-                    Piece::Stored { .. } => run.push((piece, from..to)),
-                }
-                start = *end;
-            }
-            self.read_run(&run, &mut out)?;
-            run.clear();
-            k += n;
-        }
-        Ok(out)
-    }
-
-    /// Push onto `out` the turns at each range (indexes into its piece) of
-    /// stored pieces that follow one another in one file, read at once.
-    fn read_run(
-        &self,
-        run: &[(&Piece, Range<usize>)],
-        out: &mut Vec<Turn>,
-    ) -> Result<(), crate::Error> {
-        let Some(&(
-            Piece::Stored {
-                shelf,
-                offset: first,
-                ..
-            },
-            _,
-        )) = run.first()
-        else {
-            return Ok(());
-        };
-        let bytes: u64 = run.iter().map(|(p, _)| p.stored_bytes()).sum();
-        CHUNK.with_borrow_mut(|buf| {
-            let buf = zeroed_prefix(buf, bytes as usize);
-            self.read_from(*shelf, buf, *first)?;
-            let mut at = 0;
-            for (piece, range) in run {
-                let len = piece.stored_bytes() as usize;
-                self.decode_chunk(&buf[at..at + len], piece.len(), range.end, |i, turn| {
-                    if i >= range.start {
-                        out.push(turn);
-                    }
-                })?;
-                at += len;
-            }
-            Ok(())
-        })
+        self.read_range(turns, range)?.owned()
     }
 
     /// The turns at `at` (indexes into the whole list, ascending, each
@@ -736,7 +673,11 @@ impl Spill {
         range: Range<usize>,
         out: &mut Vec<Turn>,
     ) -> Result<(), crate::Error> {
-        self.read_run(&[(piece, range)], out)
+        self.decode_piece(piece, range.end, |i, turn| {
+            if i >= range.start {
+                out.push(turn);
+            }
+        })
     }
 
     /// Read a stored piece and decode its first `upto` turns, handing
@@ -767,16 +708,16 @@ impl Spill {
 
     /// Decode the first `upto` of the `turns` turns encoded one after
     /// another in `chunk`, handing each to `keep` with its index.
-    fn decode_chunk(
+    fn decode_chunk<'a, T: serde::Deserialize<'a>>(
         &self,
-        chunk: &[u8],
+        chunk: &'a [u8],
         turns: usize,
         upto: usize,
-        mut keep: impl FnMut(usize, Turn),
+        mut keep: impl FnMut(usize, T),
     ) -> Result<(), crate::Error> {
         let mut at = 0;
         for i in 0..upto.min(turns) {
-            let (t, used): (Turn, usize) =
+            let (t, used): (T, usize) =
                 stored::decode_prefix(&chunk[at..]).map_err(|e| self.error(invalid(e)))?;
             at += used;
             keep(i, t);

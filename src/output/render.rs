@@ -573,7 +573,7 @@ impl Renderer {
                 |h| s.input_key(h),
                 |input| {
                     let loaded = s.load()?;
-                    let view = loaded.view();
+                    let view = loaded.view()?;
                     if !self.turns_written {
                         return self.write(page, &view, stager, input);
                     }

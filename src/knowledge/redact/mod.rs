@@ -81,7 +81,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-pub use text::{window_within, Scrub, Tally, Text, LOOKAHEAD, SCAN_AHEAD, TEXT_MAX};
+pub use text::{window_within, Scrub, Tally, Text, TextRef, LOOKAHEAD, SCAN_AHEAD, TEXT_MAX};
 
 use regex::Regex;
 use std::fmt;

@@ -148,6 +148,73 @@ impl PartialEq<&str> for Text {
     }
 }
 
+/// A [`Text`] borrowed: read back in place from the bytes a `Text` was
+/// written to (the spill, the cache), or lent by a `Text` held in memory.
+/// A session page's turns are read back this way, so that each of their
+/// texts is neither allocated nor copied (a text a turn's part, about a
+/// quarter of a million of them for a gigabyte's pages).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct TextRef<'a>(&'a str);
+
+impl<'a> TextRef<'a> {
+    /// The text, for as long as what holds it.
+    pub fn as_str(self) -> &'a str {
+        self.0
+    }
+}
+
+impl<'a> From<&'a Text> for TextRef<'a> {
+    fn from(text: &'a Text) -> TextRef<'a> {
+        TextRef(&text.0)
+    }
+}
+
+/// Checked as [`Text`] is; only bytes borrowed from the input are taken.
+impl<'de: 'a, 'a> Deserialize<'de> for TextRef<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TextRef<'a>, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = TextRef<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a borrowed string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                s: &'de str,
+            ) -> Result<TextRef<'de>, E> {
+                Ok(TextRef(s))
+            }
+            fn visit_borrowed_bytes<E: serde::de::Error>(
+                self,
+                b: &'de [u8],
+            ) -> Result<TextRef<'de>, E> {
+                simdutf8::basic::from_utf8(b)
+                    .map(TextRef)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Bytes(b), &self))
+            }
+        }
+        if d.is_human_readable() {
+            d.deserialize_str(Visit)
+        } else {
+            d.deserialize_bytes(Visit)
+        }
+    }
+}
+
+impl std::ops::Deref for TextRef<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for TextRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.0, f)
+    }
+}
+
 /// Replacements made, by kind index of the redactor that made them. Kept
 /// with what was extracted (and cached with it), so a rebuild that reads
 /// nothing again still reports what the text it shows had redacted.
@@ -405,13 +472,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_text_is_read_back_as_written_and_never_as_broken_utf8() {
+    fn a_text_is_read_back_as_written_and_never_as_broken_utf8_owned_or_borrowed() {
         use crate::base::stored::decode_prefix;
         for s in ["", "plain", "é 日本 \u{1F600} — ✓", &"x".repeat(300)] {
             let text = Text(s.into());
             let bytes = postcard::to_allocvec(&text).expect("encoded");
             let (back, used): (Text, usize) = decode_prefix(&bytes).expect("decoded");
             assert_eq!((back, used), (text.clone(), bytes.len()));
+            let (lent, used): (TextRef<'_>, usize) = decode_prefix(&bytes).expect("borrowed");
+            assert_eq!((lent, used), (TextRef::from(&text), bytes.len()));
+            let body = &bytes[bytes.len() - s.len()..];
+            assert_eq!(lent.as_str().as_ptr(), body.as_ptr(), "read in place");
             let json = serde_json::to_string(&text).expect("json");
             assert_eq!(
                 serde_json::from_str::<Text>(&json).expect("from json"),
@@ -423,6 +494,7 @@ mod tests {
         bytes.truncate(bytes.len() - 1);
         bytes[0] = 1;
         assert!(decode_prefix::<Text>(&bytes).is_err());
+        assert!(decode_prefix::<TextRef<'_>>(&bytes).is_err());
     }
 
     #[test]

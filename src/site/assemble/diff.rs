@@ -5,7 +5,7 @@ use crate::knowledge::model::Edit;
 use crate::site::highlight::Syntax;
 use rustc_hash::FxHashMap;
 use similar::{Algorithm, ChangeTag, DiffTag, DiffableStr};
-use std::ops::Range;
+use std::ops::{Deref, Range};
 
 /// The largest edit (both sides) whose lines are coloured.
 const COLOURED_EDIT: usize = 600;
@@ -17,7 +17,7 @@ const COLOURED_EDIT: usize = 600;
 const MARKED_LINES: usize = 12;
 
 /// The bytes of `edits`, both sides.
-pub(super) fn edit_bytes(edits: &[Edit]) -> usize {
+pub(super) fn edit_bytes<S: Deref<Target = str>>(edits: &[Edit<S>]) -> usize {
     edits.iter().map(|e| e.old.len() + e.new.len()).sum()
 }
 
@@ -31,7 +31,7 @@ pub(super) fn edit_bytes(edits: &[Edit]) -> usize {
 /// One string, not a list of lines: a diff's lines as Tera values (a map
 /// and a string a line, built, walked by the template and dropped) were
 /// a twentieth of a cold build's CPU time.
-pub fn diff(path: &str, edits: &[Edit]) -> String {
+pub fn diff<S: Deref<Target = str>>(path: &str, edits: &[Edit<S>]) -> String {
     if edits.is_empty() {
         // Most calls change no file.
         return String::new();
@@ -51,8 +51,8 @@ pub fn diff(path: &str, edits: &[Edit]) -> String {
         if i > 0 {
             out.push_str("<span class=\"gap\"></span>");
         }
-        let old = e.old.as_str().tokenize_lines();
-        let new = e.new.as_str().tokenize_lines();
+        let old = (*e.old).tokenize_lines();
+        let new = (*e.new).tokenize_lines();
         // Sides that share no line are one replaced block, found without
         // numbering their lines (one edit in ten rewrites everything).
         if share_no_line(&old, &new) {

@@ -4,7 +4,7 @@
 use crate::knowledge::model::{Block, Turn};
 
 /// The anchor letter of a turn that gets one: `p` for a prompt, `a` for an answer.
-pub(super) fn anchor_letter(t: &Turn) -> Option<char> {
+pub(super) fn anchor_letter<S>(t: &Turn<S>) -> Option<char> {
     match t {
         Turn::Prompt { .. } => Some('p'),
         Turn::Assistant { .. } => Some('a'),
@@ -26,7 +26,7 @@ impl Anchors {
 
     /// The anchor of `t`, the next turn, after `prefix`; empty for a turn
     /// without one.
-    pub(super) fn next(&mut self, t: &Turn, prefix: &str) -> String {
+    pub(super) fn next<S>(&mut self, t: &Turn<S>, prefix: &str) -> String {
         match anchor_letter(t) {
             Some(letter) => {
                 self.0 += 1;
@@ -38,8 +38,8 @@ impl Anchors {
 }
 
 /// The anchor of each of `turns` on its page (see [`Anchors`]).
-pub(super) fn turn_anchors_from(
-    turns: &[Turn],
+pub(super) fn turn_anchors_from<S>(
+    turns: &[Turn<S>],
     prefix: &str,
     anchored_before: usize,
 ) -> Vec<String> {

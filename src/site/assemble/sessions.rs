@@ -14,7 +14,10 @@ use super::views::{
     Turns,
 };
 use super::{Page, View};
-use crate::knowledge::model::{Block, CompactKind, Session, SubagentLayout, ToolCall, Turn};
+use crate::knowledge::model::{
+    Block, CompactKind, Session, SubagentLayout, TextRef, ToolCall, Turn,
+};
+use crate::knowledge::spill::Encoded;
 use std::sync::Arc;
 
 /// The list of sessions by month, newest first, in pages of [`LIST_ROWS`].
@@ -266,16 +269,19 @@ impl<'m> SessionPages<'m> {
     }
 }
 
+/// A turn read back for a page, its texts borrowed from what was read.
+type Read<'a> = Turn<TextRef<'a>>;
+
 /// A call's diff, made from the index of its turn among those viewed, the
 /// index of its block in the turn, and the call.
-type DiffOf<'f> = &'f dyn Fn(usize, usize, &ToolCall) -> String;
+type DiffOf<'f, 'a> = &'f dyn Fn(usize, usize, &ToolCall<TextRef<'a>>) -> String;
 
 /// A call's diff, made now.
-fn diff_now(_: usize, _: usize, c: &ToolCall) -> String {
+fn diff_now(_: usize, _: usize, c: &ToolCall<TextRef<'_>>) -> String {
     super::diff::diff(&c.arg, &c.edits)
 }
 
-fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
+fn turn_views<'a>(turns: &[Read<'a>], prefix: &str) -> Vec<TurnView<'a>> {
     turn_views_from(turns, prefix, 0, &diff_now)
 }
 
@@ -283,10 +289,10 @@ fn turn_views<'a>(turns: &'a [Turn], prefix: &str) -> Vec<TurnView<'a>> {
 /// turns (the turns of the session's earlier pages), each call's diff made
 /// by `diff_of`.
 fn turn_views_from<'a>(
-    turns: &'a [Turn],
+    turns: &[Read<'a>],
     prefix: &str,
     anchored_before: usize,
-    diff_of: DiffOf<'_>,
+    diff_of: DiffOf<'_, 'a>,
 ) -> Vec<TurnView<'a>> {
     let anchors = turn_anchors_from(turns, prefix, anchored_before);
     let mut after_assistant = false;
@@ -302,22 +308,22 @@ fn turn_views_from<'a>(
         .map(|(i, t, continued, anchor)| match t {
             Turn::Prompt { ts, text } => TurnView::Prompt {
                 time: clock(*ts),
-                text,
+                text: text.as_str(),
                 anchor,
             },
             Turn::Assistant { ts, model, blocks } => TurnView::Assistant {
                 time: clock(*ts),
-                model: model.as_deref(),
+                model: model.map(TextRef::as_str),
                 blocks: blocks
                     .iter()
                     .enumerate()
                     .map(|(k, b)| match b {
-                        Block::Text(t) => BlockView::Text { text: t },
+                        Block::Text(t) => BlockView::Text { text: t.as_str() },
                         Block::Tool(c) => BlockView::Tool {
-                            name: &c.name,
-                            arg: &c.arg,
-                            input: &c.input,
-                            result: c.result.as_deref(),
+                            name: c.name.as_str(),
+                            arg: c.arg.as_str(),
+                            input: c.input.as_str(),
+                            result: c.result.map(TextRef::as_str),
                             cut: result_cut(c),
                             error: c.error,
                             launches: c.launches,
@@ -332,21 +338,23 @@ fn turn_views_from<'a>(
             },
             Turn::Command { ts, name, args } => TurnView::Command {
                 time: clock(*ts),
-                name,
-                args,
+                name: name.as_str(),
+                args: args.as_str(),
             },
-            Turn::CommandOutput { text } => TurnView::Output { text },
+            Turn::CommandOutput { text } => TurnView::Output {
+                text: text.as_str(),
+            },
             Turn::Compaction { ts, kind, summary } => TurnView::Compaction {
                 time: clock(*ts),
                 micro: *kind == CompactKind::Micro,
-                summary: summary.as_deref(),
+                summary: summary.map(TextRef::as_str),
             },
         })
         .collect()
 }
 
 /// The whole size of a tool result of which only the start is kept.
-fn result_cut(c: &crate::knowledge::model::ToolCall) -> Option<String> {
+fn result_cut(c: &ToolCall<TextRef<'_>>) -> Option<String> {
     let shown = c.result.as_ref()?.len() as u64;
     // The transcript's size counts JSON quoting: only a clear cut is said.
     (c.result_bytes > shown + 64 && c.result_bytes > 1_000).then(|| {
@@ -391,8 +399,8 @@ struct Extra<'m> {
 /// The turns of one session page, read back from the spill.
 pub struct LoadedPage<'m> {
     page: &'m SessionPage<'m>,
-    turns: Vec<Turn>,
-    subagents: Vec<Vec<Turn>>,
+    turns: Encoded<'m>,
+    subagents: Vec<Encoded<'m>>,
 }
 
 impl<'m> SessionPage<'m> {
@@ -401,10 +409,10 @@ impl<'m> SessionPage<'m> {
         let s = self.session;
         Ok(LoadedPage {
             page: self,
-            turns: self.spill.load_range(&s.turns, self.span.turns.clone())?,
+            turns: self.spill.read_range(&s.turns, self.span.turns.clone())?,
             subagents: s.subagents[self.span.subagents.clone()]
                 .iter()
-                .map(|a| self.spill.load(&a.turns))
+                .map(|a| self.spill.read_range(&a.turns, 0..a.turns.len()))
                 .collect::<Result<_, _>>()?,
         })
     }
@@ -427,12 +435,8 @@ impl SessionPage<'_> {
         let agents = &self.agents;
         (&agents.by_key, &agents.agent_page, &agents.call_page).hash(h);
         // What the page shows besides the turns: its view without them.
-        let bare = LoadedPage {
-            page: self,
-            turns: Vec::new(),
-            subagents: vec![Vec::new(); span.subagents.len()],
-        };
-        crate::base::fingerprint::hash_into(&bare.view(), h)
+        let bare = self.view_of(&[], &vec![Vec::new(); span.subagents.len()]);
+        crate::base::fingerprint::hash_into(&bare, h)
             && s.turns.identity(span.turns.clone(), h)
             && s.subagents[span.subagents.clone()]
                 .iter()
@@ -441,10 +445,22 @@ impl SessionPage<'_> {
 }
 
 impl LoadedPage<'_> {
+    /// The template's context: the turns decoded, their texts borrowed
+    /// from what was read.
+    pub fn view(&self) -> Result<SessionView<'_>, crate::Error> {
+        let turns = self.turns.turns()?;
+        let subagents = (self.subagents.iter())
+            .map(Encoded::turns)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.page.view_of(&turns, &subagents))
+    }
+}
+
+impl<'m> SessionPage<'m> {
     /// Link each call that started a sub-agent to it, and give it the
     /// anchor the sub-agent links back to.
     fn link_calls(&self, turns: &mut [TurnView<'_>]) {
-        let p = self.page;
+        let p = self;
         for t in turns {
             let TurnView::Assistant { blocks, .. } = t else {
                 continue;
@@ -471,16 +487,17 @@ impl LoadedPage<'_> {
         }
     }
 
-    /// The template's context.
-    pub fn view(&self) -> SessionView<'_> {
-        let p = self.page;
+    /// The template's context, with `turns` and the page's `subagents`'
+    /// turns.
+    fn view_of<'a>(&'a self, turns: &[Read<'a>], subagents: &[Vec<Read<'a>>]) -> SessionView<'a> {
+        let p = self;
         let s = p.session;
         let tools = tool_counts(s.work.tools.iter().map(|(k, v)| (k.as_str(), *v)));
         let first = p.span.turns.start;
-        let diff_of = |i: usize, block: usize, c: &ToolCall| {
+        let diff_of = |i: usize, block: usize, c: &ToolCall<TextRef<'a>>| {
             (p.diffs).made((p.index, first + i, block), || diff_now(i, block, c))
         };
-        let mut turns = turn_views_from(&self.turns, "", p.span.anchored_before, &diff_of);
+        let mut turns = turn_views_from(turns, "", p.span.anchored_before, &diff_of);
         self.link_calls(&mut turns);
         // A page starts with a speaker, even in the middle of the assistant's run.
         if let Some(TurnView::Assistant { continued, .. }) = turns.first_mut() {
@@ -516,7 +533,7 @@ impl LoadedPage<'_> {
             turns: Turns::Views(turns),
             subagents: s.subagents[p.span.subagents.clone()]
                 .iter()
-                .zip(&self.subagents)
+                .zip(subagents)
                 .zip(p.span.subagents.clone())
                 .map(|((a, agent_turns), k)| SubagentView {
                     number: k + 1,
