@@ -28,7 +28,8 @@ PHASES = [
         (
             "ccwiki::site::assemble::",
             "ccwiki::site::search::",
-            "ccwiki::knowledge::spill::Spill::read_run",
+            "ccwiki::knowledge::spill::encoded::<impl ccwiki::knowledge::spill::Spill>::read_range",
+            "ccwiki::knowledge::spill::encoded::Encoded::owned",
         ),
     ),
     ("identity (each transcript's first bytes)", ("ccwiki::knowledge::identity::",)),
@@ -47,8 +48,14 @@ EXTRACT_PARTS = [
 
 RENDER_PARTS = [
     ("Markdown", ("ccwiki::output::markdown::render_into",)),
-    ("diffs", ("ccwiki::site::assemble::diff::diff",)),
-    ("turns read back", ("ccwiki::knowledge::spill::Spill::load_range",)),
+    ("diffs", ("ccwiki::site::assemble::diff::diff", "ccwiki::site::assemble::sessions::diff_now")),
+    (
+        "turns read back",
+        (
+            "ccwiki::knowledge::spill::encoded::<impl ccwiki::knowledge::spill::Spill>::read_range",
+            "ccwiki::knowledge::spill::encoded::Encoded::",
+        ),
+    ),
     ("writing pages", ("ccwiki::output::write::Stager::put",)),
     ("Tera (pages other than sessions' and files')", ("ccwiki::output::render::Renderer::html",)),
     ("session and file pages' frames", ("ccwiki::output::pages::",)),

@@ -13,7 +13,7 @@ use crate::output::markdown::{escape, render_into, Breaks};
 use crate::output::splice::marker;
 #[cfg(test)]
 use crate::site::assemble::views::SubagentView;
-use crate::site::assemble::views::{BlockView, SessionView, TurnView, Turns};
+use crate::site::assemble::views::{BlockView, ClockText, SessionView, TurnView, Turns};
 
 /// The templates whose built-in text this module stands in for: the
 /// session page, which hands `turns` to the turns partial, that partial,
@@ -105,7 +105,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                 out.push_str("\n<div class=\"turn prompt\" id=\"");
                 escape(out, anchor);
                 out.push_str("\">\n  <div class=\"who\">You");
-                time_in(out, " <time>", time.as_deref());
+                time_in(out, " <time>", time.as_ref().map(ClockText::as_str));
                 out.push_str("</div>\n  <div class=\"prose\">");
                 render_into(text, root, Breaks::AsTyped, out);
                 out.push_str("</div>\n</div>\n");
@@ -116,7 +116,14 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                 anchor,
                 continued,
                 ..
-            } => assistant(time.as_deref(), blocks, anchor, *continued, root, out),
+            } => assistant(
+                time.as_ref().map(ClockText::as_str),
+                blocks,
+                anchor,
+                *continued,
+                root,
+                out,
+            ),
             TurnView::Command { name, args, .. } => {
                 out.push_str(
                     "\n<div class=\"turn command\"><span class=\"who\">You ran</span> <code>",
@@ -147,7 +154,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                     true => "Context micro-compacted",
                     false => "Conversation compacted",
                 });
-                time_in(out, " at <time>", time.as_deref());
+                time_in(out, " at <time>", time.as_ref().map(ClockText::as_str));
                 out.push_str("</p>\n  ");
                 if let Some(summary) = summary.filter(|s| !s.is_empty()) {
                     out.push_str("<details><summary>Summary kept by the model</summary><div class=\"prose\">");
@@ -366,7 +373,8 @@ mod tests {
     }
 
     fn turn() -> impl Strategy<Value = TurnView<'static>> {
-        let time = || proptest::option::of(owned());
+        let time =
+            || proptest::option::of((0u32..24, 0u32..60).prop_map(|(h, m)| ClockText::new(h, m)));
         prop_oneof![
             (time(), text(), owned()).prop_map(|(time, text, anchor)| TurnView::Prompt {
                 time,

@@ -33,12 +33,9 @@ pub(super) fn date_time(ts: Option<DateTime<Utc>>) -> Option<String> {
     })
 }
 
-pub(super) fn clock(ts: Option<DateTime<Utc>>) -> Option<String> {
-    ts.map(|t| {
-        let mut s = String::with_capacity(5);
-        push_clock(&mut s, &t);
-        s
-    })
+/// A turn's time of day, if it has one.
+pub(super) fn clock(ts: Option<DateTime<Utc>>) -> Option<ClockText> {
+    ts.as_ref().map(clock_text)
 }
 
 fn four_digit_year(t: &DateTime<Utc>) -> bool {
@@ -55,20 +52,44 @@ fn push_clock(s: &mut String, t: &DateTime<Utc>) {
     s.push_str(clock_text(t).as_str());
 }
 
-/// A time's `09:05`, held without allocating.
-pub(super) struct ClockText([u8; 5]);
+/// A time's `09:05`, held without allocating (a session page shows one
+/// for each of its turns); a template gets it as a string.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct ClockText([u8; 5]);
 
 impl ClockText {
-    pub(super) fn as_str(&self) -> &str {
+    /// `hour:minute`, each of two digits (taken modulo 100).
+    pub fn new(hour: u32, minute: u32) -> ClockText {
+        let digit = |n: u32| b'0' + (n % 10) as u8;
+        ClockText([
+            digit(hour / 10),
+            digit(hour),
+            b':',
+            digit(minute / 10),
+            digit(minute),
+        ])
+    }
+
+    pub fn as_str(&self) -> &str {
         // Digits and a colon: always UTF-8.
         std::str::from_utf8(&self.0).unwrap_or_default()
     }
 }
 
+impl std::fmt::Debug for ClockText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl serde::Serialize for ClockText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 pub(super) fn clock_text(t: &DateTime<Utc>) -> ClockText {
-    let digit = |n: u32| b'0' + (n % 10) as u8;
-    let (h, m) = (t.hour(), t.minute());
-    ClockText([digit(h / 10), digit(h), b':', digit(m / 10), digit(m)])
+    ClockText::new(t.hour(), t.minute())
 }
 
 /// A human duration: `45 s`, `12 min`, `2 h 05 min`.
@@ -101,7 +122,9 @@ mod tests {
             proptest::prop_assume!(t.is_some());
             proptest::prop_assert_eq!(day(t), t.map(|t| t.format("%Y-%m-%d").to_string()));
             proptest::prop_assert_eq!(date_time(t), t.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()));
-            proptest::prop_assert_eq!(clock(t), t.map(|t| t.format("%H:%M").to_string()));
+            let want = t.map(|t| t.format("%H:%M").to_string());
+            let got = clock(t);
+            proptest::prop_assert_eq!(got.as_ref().map(ClockText::as_str), want.as_deref());
         }
     }
 
@@ -116,7 +139,12 @@ mod tests {
             day(t("0042-12-31T23:59:59Z")).as_deref(),
             Some("0042-12-31")
         );
-        assert_eq!(clock(t("2026-01-05T00:00:59Z")).as_deref(), Some("00:00"));
+        assert_eq!(
+            clock(t("2026-01-05T00:00:59Z"))
+                .as_ref()
+                .map(ClockText::as_str),
+            Some("00:00")
+        );
         let far = DateTime::from_timestamp(400_000_000_000, 0);
         assert_eq!(day(far), far.map(|t| t.format("%Y-%m-%d").to_string()));
         assert!(day(far).is_some_and(|d| d.starts_with('+')));

@@ -64,6 +64,11 @@ impl<'m> SharedDiffs<'m> {
     /// time it is made) when a file page wants it.
     pub fn made(&self, at: CallAt, make: impl FnOnce() -> String) -> String {
         let html = make();
+        // Most calls change no file: no diff, and nothing to look up (a
+        // file page left without an empty diff makes the same one).
+        if html.is_empty() {
+            return html;
+        }
         let (Some(slot), Some(spill)) = (self.wanted.get(&at), self.spill) else {
             return html;
         };
@@ -132,7 +137,8 @@ mod tests {
         assert_eq!(shared.take((0, 1, 2)), None, "taken once");
         assert_eq!(shared.take((3, 4, 5)), None, "taken once");
         assert_eq!(shared.take((9, 9, 9)), None, "not wanted, not kept");
-        assert_eq!(shared.take((6, 7, 8)), None, "wanted, never made");
+        assert_eq!(shared.made((6, 7, 8), String::new), "", "no diff");
+        assert_eq!(shared.take((6, 7, 8)), None, "wanted, never made but empty");
         // Room let go is room for the next.
         assert_eq!(shared.made((6, 7, 8), || small.to_string()), small);
         assert_eq!(shared.held.load(Ordering::Relaxed), small.len());

@@ -1,6 +1,7 @@
 //! The lean view structs templates receive: only what a page shows, mostly
 //! borrowed from the model. `docs/themes.md` documents each field.
 
+pub use super::format::ClockText;
 use crate::knowledge::model::Session;
 use serde::Serialize;
 use std::sync::Arc;
@@ -270,12 +271,12 @@ pub enum BlockView<'m> {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TurnView<'m> {
     Prompt {
-        time: Option<String>,
+        time: Option<ClockText>,
         text: &'m str,
         anchor: String,
     },
     Assistant {
-        time: Option<String>,
+        time: Option<ClockText>,
         model: Option<&'m str>,
         blocks: Vec<BlockView<'m>>,
         anchor: String,
@@ -283,7 +284,7 @@ pub enum TurnView<'m> {
         continued: bool,
     },
     Command {
-        time: Option<String>,
+        time: Option<ClockText>,
         name: &'m str,
         args: &'m str,
     },
@@ -291,7 +292,7 @@ pub enum TurnView<'m> {
         text: &'m str,
     },
     Compaction {
-        time: Option<String>,
+        time: Option<ClockText>,
         micro: bool,
         summary: Option<&'m str>,
     },
