@@ -670,22 +670,35 @@ pub fn render(site: &Site<'_>, r: &Renderer, stager: &Stager) -> Result<usize, E
     Ok(index? + site.page_count())
 }
 
+/// About how many tasks the sessions' pages are cut into.
+const SESSION_TASKS: usize = 256;
+
 /// The sessions' pages.
 fn render_sessions(site: &Site<'_>, r: &Renderer, stager: &Stager) -> Result<(), Error> {
     let sessions = &site.session_pages;
-    sessions.sessions().par_iter().try_for_each(|laid| {
-        let pages = sessions.pages_of(laid);
-        // A long session's pages on every core too: one session
-        // of a gigabyte is hundreds of pages, and was rendered by
-        // one thread while the other had nothing left to do. A
-        // single page is rendered here: handing it to rayon cost
-        // 2-3% of rendering 100,000 one-page sessions.
-        if pages.len() > 1 {
-            pages.par_iter().try_for_each(|p| r.page(p, stager))
-        } else {
-            pages.iter().try_for_each(|p| r.page(p, stager))
-        }
-    })
+    // Heaviest first, each session a task of its own (up to a few hundred
+    // tasks), so that the last sessions left are light ones: in the
+    // sessions' own order (newest first), a core waited at the end of the
+    // phase while the other finished a large one.
+    let mut order: Vec<_> = sessions.sessions().iter().collect();
+    order.sort_by_cached_key(|laid| std::cmp::Reverse(laid.weight()));
+    let per_task = (order.len() / SESSION_TASKS).max(1);
+    order
+        .par_iter()
+        .with_max_len(per_task)
+        .try_for_each(|laid| {
+            let pages = sessions.pages_of(laid);
+            // A long session's pages on every core too: one session
+            // of a gigabyte is hundreds of pages, and was rendered by
+            // one thread while the other had nothing left to do. A
+            // single page is rendered here: handing it to rayon cost
+            // 2-3% of rendering 100,000 one-page sessions.
+            if pages.len() > 1 {
+                pages.par_iter().try_for_each(|p| r.page(p, stager))
+            } else {
+                pages.iter().try_for_each(|p| r.page(p, stager))
+            }
+        })
 }
 
 /// `{{ text | markdown(root=root) }}`: safe HTML from untrusted Markdown;

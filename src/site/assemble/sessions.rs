@@ -198,6 +198,18 @@ pub struct LaidSession<'m> {
     agents: Option<Box<AgentLinks>>,
 }
 
+impl LaidSession<'_> {
+    /// About how much making its pages costs: the bytes of its turns and
+    /// its sub-agents' as stored, and their number (held turns are not
+    /// stored).
+    pub fn weight(&self) -> u64 {
+        let s = self.session;
+        (std::iter::once(&s.turns).chain(s.subagents.iter().map(|a| &a.turns)))
+            .map(|t| t.stored_bytes() + t.len() as u64)
+            .sum()
+    }
+}
+
 impl<'m> SessionPages<'m> {
     /// How many pages the sessions make.
     pub fn count(&self) -> usize {
