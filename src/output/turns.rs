@@ -105,7 +105,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                 out.push_str("\n<div class=\"turn prompt\" id=\"");
                 escape(out, anchor);
                 out.push_str("\">\n  <div class=\"who\">You");
-                time_in(out, " <time>", time.as_ref().map(ClockText::as_str));
+                time_in(out, " <time>", *time);
                 out.push_str("</div>\n  <div class=\"prose\">");
                 render_into(text, root, Breaks::AsTyped, out);
                 out.push_str("</div>\n</div>\n");
@@ -116,14 +116,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                 anchor,
                 continued,
                 ..
-            } => assistant(
-                time.as_ref().map(ClockText::as_str),
-                blocks,
-                anchor,
-                *continued,
-                root,
-                out,
-            ),
+            } => assistant(*time, blocks, anchor, *continued, root, out),
             TurnView::Command { name, args, .. } => {
                 out.push_str(
                     "\n<div class=\"turn command\"><span class=\"who\">You ran</span> <code>",
@@ -154,7 +147,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
                     true => "Context micro-compacted",
                     false => "Conversation compacted",
                 });
-                time_in(out, " at <time>", time.as_ref().map(ClockText::as_str));
+                time_in(out, " at <time>", *time);
                 out.push_str("</p>\n  ");
                 if let Some(summary) = summary.filter(|s| !s.is_empty()) {
                     out.push_str("<details><summary>Summary kept by the model</summary><div class=\"prose\">");
@@ -172,7 +165,7 @@ fn write(turns: &[TurnView<'_>], root: &str, out: &mut String) {
 /// An assistant turn: who speaks (unless it goes on from the turn
 /// before), then its blocks.
 fn assistant(
-    time: Option<&str>,
+    time: Option<ClockText>,
     blocks: &[BlockView<'_>],
     anchor: &str,
     continued: bool,
@@ -278,11 +271,12 @@ fn block(b: &BlockView<'_>, root: &str, out: &mut String) {
     }
 }
 
-/// `{% if time %}LEAD{{ time }}</time>{% endif %}`.
-fn time_in(out: &mut String, lead: &str, time: Option<&str>) {
-    if let Some(time) = nonempty(time) {
+/// `{% if time %}LEAD{{ time }}</time>{% endif %}`: a clock's digits
+/// need no escaping.
+fn time_in(out: &mut String, lead: &str, time: Option<ClockText>) {
+    if let Some(time) = time {
         out.push_str(lead);
-        escape_text(out, time);
+        out.push_str(time.as_str());
         out.push_str("</time>");
     }
 }

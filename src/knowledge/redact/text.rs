@@ -55,6 +55,15 @@ pub fn window_within(raw: &str, max: usize) -> bool {
 #[serde(transparent)]
 pub struct Text(Box<str>);
 
+/// `b` as text, checked with SIMD; else the error `expected` gives.
+fn utf8<'b, E: serde::de::Error>(
+    b: &'b [u8],
+    expected: &dyn serde::de::Expected,
+) -> Result<&'b str, E> {
+    simdutf8::basic::from_utf8(b)
+        .map_err(|_| E::invalid_value(serde::de::Unexpected::Bytes(b), expected))
+}
+
 /// Read back as bytes from a binary format (the cache, the spill), and
 /// checked to be UTF-8 with SIMD: rendering reads every turn back, and the
 /// standard library's check was 1.6 % of a cold build's CPU.
@@ -73,9 +82,7 @@ impl<'de> Deserialize<'de> for Text {
                 Ok(Text(s.into_boxed_str()))
             }
             fn visit_bytes<E: serde::de::Error>(self, b: &[u8]) -> Result<Text, E> {
-                simdutf8::basic::from_utf8(b)
-                    .map(|s| Text(s.into()))
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Bytes(b), &self))
+                utf8(b, &self).map(|s| Text(s.into()))
             }
         }
         if d.is_human_readable() {
@@ -153,7 +160,7 @@ impl PartialEq<&str> for Text {
 /// A session page's turns are read back this way, so that each of their
 /// texts is neither allocated nor copied (a text a turn's part, about a
 /// quarter of a million of them for a gigabyte's pages).
-#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct TextRef<'a>(&'a str);
 
@@ -189,9 +196,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for TextRef<'a> {
                 self,
                 b: &'de [u8],
             ) -> Result<TextRef<'de>, E> {
-                simdutf8::basic::from_utf8(b)
-                    .map(TextRef)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Bytes(b), &self))
+                utf8(b, &self).map(TextRef)
             }
         }
         if d.is_human_readable() {

@@ -427,7 +427,7 @@ fn clock_time<S: serde::Serializer>(
 ) -> Result<S::Ok, S::Error> {
     // Without allocating: a long timeline has tens of thousands of
     // entries, hashed every build.
-    s.serialize_str(super::format::clock_text(ts).as_str())
+    super::format::clock_text(ts).serialize(s)
 }
 
 /// A timeline page's days: as views, or the HTML the built-in
