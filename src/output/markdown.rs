@@ -6,7 +6,9 @@
 //! Internal links written `@/path` are made relative to the page.
 
 use crate::site::highlight::Syntax;
-use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+mod html;
+
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 /// How a text's single line breaks show.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -34,88 +36,113 @@ pub fn render_into(text: &str, root: &str, breaks: Breaks, out: &mut String) {
     opts.insert(Options::ENABLE_TABLES);
     opts.insert(Options::ENABLE_STRIKETHROUGH);
     opts.insert(Options::ENABLE_TASKLISTS);
-    // For each open link: None when kept; when left out, its target and
-    // the text seen so far (the text stays, the target follows as code
-    // when it says more).
-    let mut open: Vec<Option<(String, String)>> = Vec::new();
+    out.reserve(text.len() + text.len() / 4);
+    let mut html = html::Html::new(out);
+    let mut links = Links::default();
     // A fenced block of a known language, gathered to be highlighted whole.
-    let mut code: Option<(&Syntax, String, String)> = None;
+    let mut code: Option<(&Syntax, CowStr, String)> = None;
     // For each open struck span: whether it strikes (see `strikes`).
     let mut struck: Vec<bool> = Vec::new();
-    let parsed = Parser::new_ext(text, opts).into_offset_iter();
-    let events = parsed.filter_map(|(ev, at)| match ev {
-        Event::Start(Tag::Strikethrough) | Event::End(TagEnd::Strikethrough) => {
-            let strike = strikes(matches!(ev, Event::Start(_)), text, at, &mut struck);
-            Some(if strike { ev } else { TILDE })
-        }
-        Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) => {
-            match crate::site::highlight::for_fence(&lang) {
-                Some(syntax) => {
-                    code = Some((syntax, lang.to_string(), String::new()));
-                    None
+    for (ev, at) in Parser::new_ext(text, opts).into_offset_iter() {
+        match ev {
+            Event::Start(Tag::Strikethrough) | Event::End(TagEnd::Strikethrough) => {
+                match strikes(matches!(ev, Event::Start(_)), text, at, &mut struck) {
+                    true => html.event(ev),
+                    false => html.text("~"),
                 }
-                None => Some(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang)))),
             }
-        }
-        Event::Text(t) if code.is_some() => {
-            if let Some((_, _, body)) = code.as_mut() {
-                body.push_str(&t);
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang))) => {
+                match crate::site::highlight::for_fence(&lang) {
+                    Some(syntax) => code = Some((syntax, lang, String::new())),
+                    None => html.event(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(lang)))),
+                }
             }
-            None
-        }
-        Event::End(TagEnd::CodeBlock) if code.is_some() => {
-            let (syntax, lang, body) = code.take()?;
-            Some(Event::Html(CowStr::from(code_block(syntax, &lang, &body))))
-        }
-        Event::SoftBreak if breaks == Breaks::AsTyped => Some(Event::HardBreak),
-        // Raw HTML from content is shown, not interpreted.
-        Event::Html(h) | Event::InlineHtml(h) => Some(Event::Text(h)),
-        Event::Text(t) => {
-            if let Some(Some((_, seen))) = open.last_mut() {
-                seen.push_str(&t);
+            Event::Text(t) if code.is_some() => {
+                if let Some((_, _, body)) = code.as_mut() {
+                    body.push_str(&t);
+                }
             }
-            Some(Event::Text(t))
-        }
-        // An image becomes a link to it: nothing loads from elsewhere.
-        Event::Start(Tag::Link {
-            dest_url,
-            title,
-            id,
-            ..
-        })
-        | Event::Start(Tag::Image {
-            dest_url,
-            title,
-            id,
-            ..
-        }) => {
-            let leads_nowhere = leads_outside_the_site(&dest_url);
-            open.push(leads_nowhere.then(|| (dest_url.to_string(), String::new())));
-            (!leads_nowhere).then(|| {
-                Event::Start(Tag::Link {
-                    link_type: LinkType::Inline,
-                    dest_url: safe_url(dest_url, root),
-                    title,
-                    id,
-                })
+            Event::End(TagEnd::CodeBlock) if code.is_some() => {
+                if let Some((syntax, lang, body)) = code.take() {
+                    html.raw_with(|out| code_block(syntax, &lang, &body, out));
+                }
+            }
+            Event::SoftBreak if breaks == Breaks::AsTyped => html.event(Event::HardBreak),
+            // Raw HTML from content is shown, not interpreted.
+            Event::Html(h) | Event::InlineHtml(h) => html.text(&h),
+            Event::Text(t) => {
+                links.text(&t);
+                html.text(&t);
+            }
+            // An image becomes a link to it: nothing loads from elsewhere.
+            Event::Start(Tag::Link {
+                dest_url,
+                title,
+                id,
+                ..
             })
+            | Event::Start(Tag::Image {
+                dest_url,
+                title,
+                id,
+                ..
+            }) => links.start(&mut html, dest_url, title, id, root),
+            Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => links.end(&mut html),
+            other => html.event(other),
         }
-        Event::End(TagEnd::Link) | Event::End(TagEnd::Image) => match open.pop().flatten() {
-            None => Some(Event::End(TagEnd::Link)),
-            Some((target, seen)) if target.trim() == seen.trim() || target.trim().is_empty() => {
-                None
-            }
-            Some((target, _)) => {
-                let mut code = String::from(" <code class=\"link-target\">");
-                crate::base::html::escape_text(&mut code, target.trim());
-                code.push_str("</code>");
-                Some(Event::InlineHtml(CowStr::from(code)))
-            }
-        },
-        other => Some(other),
-    });
-    out.reserve(text.len() + text.len() / 4);
-    html::push_html(out, events);
+    }
+}
+
+/// [`render`], appended to `out`.
+/// The links open where the parser is, outermost first: None for one
+/// kept; for one left out, its target and the text seen so far (the text
+/// stays, the target follows as code when it says more).
+#[derive(Default)]
+struct Links {
+    open: Vec<Option<(String, String)>>,
+}
+
+impl Links {
+    /// A link (or an image, made a link) to `dest_url` opens.
+    fn start<'a>(
+        &mut self,
+        html: &mut html::Html<'_>,
+        dest_url: CowStr<'a>,
+        title: CowStr<'a>,
+        id: CowStr<'a>,
+        root: &str,
+    ) {
+        let leads_nowhere = leads_outside_the_site(&dest_url);
+        (self.open).push(leads_nowhere.then(|| (dest_url.to_string(), String::new())));
+        if !leads_nowhere {
+            html.event(Event::Start(Tag::Link {
+                link_type: LinkType::Inline,
+                dest_url: safe_url(dest_url, root),
+                title,
+                id,
+            }));
+        }
+    }
+
+    /// Text inside the innermost open link.
+    fn text(&mut self, text: &str) {
+        if let Some(Some((_, seen))) = self.open.last_mut() {
+            seen.push_str(text);
+        }
+    }
+
+    /// The innermost open link closes.
+    fn end(&mut self, html: &mut html::Html<'_>) {
+        match self.open.pop().flatten() {
+            None => html.event(Event::End(TagEnd::Link)),
+            Some((target, seen)) if target.trim() == seen.trim() || target.trim().is_empty() => {}
+            Some((target, _)) => html.raw_with(|out| {
+                out.push_str(" <code class=\"link-target\">");
+                crate::base::html::escape_text(out, target.trim());
+                out.push_str("</code>");
+            }),
+        }
+    }
 }
 
 /// `text`, one line of a list (a session's digest, a prompt in the
@@ -176,9 +203,6 @@ fn inline_parsed(text: &str, out: &mut String) {
     }
 }
 
-/// A tilde as text.
-const TILDE: Event<'static> = Event::Text(CowStr::Borrowed("~"));
-
 /// Whether the start (`opens`) or the end of the struck span at `at` of
 /// `text` strikes: only a span written `~~text~~` does. One tilde on each
 /// side strikes too in GitHub's Markdown, but in transcripts a tilde is a
@@ -221,18 +245,16 @@ fn inline_only(line: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// A fenced block as `<pre><code>`, coloured when it is not too long.
-fn code_block(syntax: &Syntax, lang: &str, body: &str) -> String {
-    let class = crate::base::slugs::slugify(lang);
-    let mut out = String::with_capacity(2 * body.len() + class.len() + 48);
+/// A fenced block as `<pre><code>`, coloured when it is not too long,
+/// appended to `out`.
+fn code_block(syntax: &Syntax, lang: &str, body: &str, out: &mut String) {
     out.push_str("<pre><code class=\"language-");
-    out.push_str(&class);
+    out.push_str(&crate::base::slugs::slugify(lang));
     out.push_str("\">");
-    if !crate::site::highlight::code_into(syntax, body, &mut out) {
-        crate::base::html::escape_text(&mut out, body);
+    if !crate::site::highlight::code_into(syntax, body, out) {
+        crate::base::html::escape_text(out, body);
     }
     out.push_str("</code></pre>\n");
-    out
 }
 
 /// Tera's escaping of `{{ x }}` in an HTML template (the `fast` feature's),
