@@ -6,7 +6,7 @@
 
 use super::langs::{Mode, Quote, Sigil};
 use super::{Colour, Spans, Syntax};
-use memchr::{memchr, memchr2, memmem};
+use memchr::{memchr, memchr2, memchr3, memmem};
 
 /// `code` as runs of one colour, written to `out`; false when the
 /// output does not hold the whole text (never, by construction).
@@ -18,6 +18,7 @@ pub(super) fn colour(syntax: &Syntax, code: &str, out: &mut Spans) -> bool {
         plain: 0,
         out,
         lost: std::cell::Cell::new(false),
+        special: memchr3(b'&', b'<', b'>', code.as_bytes()).unwrap_or(code.len()),
     };
     match syntax.spec.mode {
         Mode::Code => scan.code(syntax),
@@ -151,6 +152,9 @@ struct Scan<'a, 'o> {
     out: &'o mut Spans,
     /// A run could not be cut from the text: the output is not whole.
     lost: std::cell::Cell<bool>,
+    /// Where the next byte HTML escapes (`&`, `<`, `>`) is, at or after
+    /// the last run written (the text's length when there is none).
+    special: usize,
 }
 
 pub(super) fn is_word_start(c: u8, extra: &[u8]) -> bool {
@@ -167,16 +171,30 @@ impl<'a> Scan<'a, '_> {
     fn token(&mut self, end: usize, colour: Colour) {
         let end = end.min(self.b.len());
         self.flush(self.at);
-        self.out.push(Some(colour), self.slice(self.at, end));
+        let clean = self.clean(self.at, end);
+        self.out.push(Some(colour), self.slice(self.at, end), clean);
         self.at = end;
         self.plain = end;
     }
 
     fn flush(&mut self, to: usize) {
         if to > self.plain {
-            self.out.push(None, self.slice(self.plain, to));
+            let clean = self.clean(self.plain, to);
+            self.out.push(None, self.slice(self.plain, to), clean);
             self.plain = to;
         }
+    }
+
+    /// Whether `from..to` holds no byte HTML escapes. Runs are written in
+    /// order: the next such byte is looked for once, when the runs pass
+    /// it, not in each run (most are a word or two, and escaping them one
+    /// by one was a tenth of colouring).
+    fn clean(&mut self, from: usize, to: usize) -> bool {
+        if self.special < from {
+            self.special =
+                memchr3(b'&', b'<', b'>', &self.b[from..]).map_or(self.b.len(), |k| from + k);
+        }
+        self.special >= to
     }
 
     /// Runs end next to ASCII bytes, so this never fails; were it to,
