@@ -5,9 +5,9 @@
 //! become plain links so a page never loads anything from another host.
 //! Internal links written `@/path` are made relative to the page.
 
-use crate::site::highlight::Syntax;
 mod html;
 
+use crate::site::highlight::Syntax;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 /// How a text's single line breaks show.
@@ -93,7 +93,6 @@ pub fn render_into(text: &str, root: &str, breaks: Breaks, out: &mut String) {
     }
 }
 
-/// [`render`], appended to `out`.
 /// The links open where the parser is, outermost first: None for one
 /// kept; for one left out, its target and the text seen so far (the text
 /// stays, the target follows as code when it says more).
