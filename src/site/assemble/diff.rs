@@ -127,19 +127,8 @@ fn block(out: &mut String, old: &[&str], new: &[&str], syntax: Option<&Syntax>) 
 
 /// Whole lines of one kind, none marked.
 fn lines(out: &mut String, tag: ChangeTag, lines: &[&str], syntax: Option<&Syntax>) {
-    // [`line`] of one unmarked run, without its runs read three times
-    // (most lines of most diffs).
     for text in lines {
-        let text = text.trim_end_matches(['\n', '\r']);
-        out.push_str("<span class=\"");
-        out.push_str(class(tag));
-        out.push_str("\">");
-        let coloured = !text.is_empty()
-            && syntax.is_some_and(|s| crate::site::highlight::line_into(s, text, out));
-        if !coloured {
-            crate::base::html::escape_text(out, text);
-        }
-        out.push_str("</span>");
+        line(out, tag, &[(false, text)], syntax);
     }
 }
 
@@ -434,7 +423,30 @@ fn runs<'s>(out: &mut Vec<Runs<'s>>, lines: &[&'s str], tokens: &[Token], change
 /// marked (it needs no marks), and a line without marks coloured when
 /// `syntax` is known.
 fn line(out: &mut String, tag: ChangeTag, values: &[(bool, &str)], syntax: Option<&Syntax>) {
-    let kind = class(tag);
+    out.push_str("<span class=\"");
+    out.push_str(class(tag));
+    out.push_str("\">");
+    match values {
+        // One run (a whole line kept, removed or added: most lines of
+        // most diffs) is never marked: written without its runs read
+        // again for the marks, the colour and the text (2 % of diffs).
+        [(_, text)] => unmarked(out, text.trim_end_matches(['\n', '\r']), syntax),
+        _ => runs_into(out, values, syntax),
+    }
+    out.push_str("</span>");
+}
+
+/// A line's text as one unmarked run, coloured when `syntax` is known.
+fn unmarked(out: &mut String, text: &str, syntax: Option<&Syntax>) {
+    let coloured =
+        !text.is_empty() && syntax.is_some_and(|s| crate::site::highlight::line_into(s, text, out));
+    if !coloured {
+        crate::base::html::escape_text(out, text);
+    }
+}
+
+/// [`line`]'s text of any number of runs.
+fn runs_into(out: &mut String, values: &[(bool, &str)], syntax: Option<&Syntax>) {
     // Read as often as needed rather than gathered: a list made for each
     // line was a twentieth of a diff's time.
     let runs = || {
@@ -444,9 +456,6 @@ fn line(out: &mut String, tag: ChangeTag, values: &[(bool, &str)], syntax: Optio
     };
     let mut marks = runs().map(|(mark, _)| mark);
     let marked = marks.next().is_some_and(|first| marks.any(|m| m != first));
-    out.push_str("<span class=\"");
-    out.push_str(kind);
-    out.push_str("\">");
     let mut texts = runs().map(|(_, text)| text);
     let coloured = match (marked, syntax) {
         (false, Some(s)) => match (texts.next(), texts.next()) {
@@ -473,7 +482,6 @@ fn line(out: &mut String, tag: ChangeTag, values: &[(bool, &str)], syntax: Optio
             out.push_str("</mark>");
         }
     }
-    out.push_str("</span>");
 }
 
 #[cfg(test)]
