@@ -454,25 +454,9 @@ impl SessionPage<'_> {
                 .iter()
                 .all(|a| a.turns.identity(0..a.turns.len(), h))
     }
-}
-
-impl LoadedPage<'_> {
-    /// The template's context: the turns decoded, their texts borrowed
-    /// from what was read.
-    pub fn view(&self) -> Result<SessionView<'_>, crate::Error> {
-        let turns = self.turns.turns()?;
-        let subagents = (self.subagents.iter())
-            .map(Encoded::turns)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(self.page.view_of(&turns, &subagents))
-    }
-}
-
-impl<'m> SessionPage<'m> {
     /// Link each call that started a sub-agent to it, and give it the
     /// anchor the sub-agent links back to.
     fn link_calls(&self, turns: &mut [TurnView<'_>]) {
-        let p = self;
         for t in turns {
             let TurnView::Assistant { blocks, .. } = t else {
                 continue;
@@ -485,11 +469,11 @@ impl<'m> SessionPage<'m> {
                     ..
                 } = b
                 {
-                    if let Some(k) = p.agents.agent_of(*key) {
-                        let page = p.agents.agent_page.get(k).copied().unwrap_or(0);
+                    if let Some(k) = self.agents.agent_of(*key) {
+                        let page = self.agents.agent_page.get(k).copied().unwrap_or(0);
                         *agent_href = Some(format!(
                             "{}#agent-{}",
-                            session_page_href(p.first_href, page),
+                            session_page_href(self.first_href, page),
                             k + 1
                         ));
                         *anchor = Some(format!("task-{}", k + 1));
@@ -502,14 +486,13 @@ impl<'m> SessionPage<'m> {
     /// The template's context, with `turns` and the page's `subagents`'
     /// turns.
     fn view_of<'a>(&'a self, turns: &[Read<'a>], subagents: &[Vec<Read<'a>>]) -> SessionView<'a> {
-        let p = self;
-        let s = p.session;
+        let s = self.session;
         let tools = tool_counts(s.work.tools.iter().map(|(k, v)| (k.as_str(), *v)));
-        let first = p.span.turns.start;
+        let first = self.span.turns.start;
         let diff_of = |i: usize, block: usize, c: &ToolCall<TextRef<'a>>| {
-            (p.diffs).made((p.index, first + i, block), || diff_now(i, block, c))
+            (self.diffs).made((self.index, first + i, block), || diff_now(i, block, c))
         };
-        let mut turns = turn_views_from(turns, "", p.span.anchored_before, &diff_of);
+        let mut turns = turn_views_from(turns, "", self.span.anchored_before, &diff_of);
         self.link_calls(&mut turns);
         // A page starts with a speaker, even in the middle of the assistant's run.
         if let Some(TurnView::Assistant { continued, .. }) = turns.first_mut() {
@@ -517,14 +500,14 @@ impl<'m> SessionPage<'m> {
         }
         let link = |n: usize| Link {
             title: format!("Page {}", n + 1).into(),
-            href: session_page_href(p.first_href, n).into(),
+            href: session_page_href(self.first_href, n).into(),
         };
         let title = s.title();
         let summary = s.titles.summary.as_deref().filter(|sum| *sum != title);
         SessionView {
             title,
             id: &s.id,
-            project: p.project.cloned(),
+            project: self.project.cloned(),
             date: date_time(s.started),
             duration: duration(s.started, s.ended),
             models: s.models.iter().map(|t| t.as_str()).collect(),
@@ -535,18 +518,18 @@ impl<'m> SessionPage<'m> {
             assistant_turns: s.assistant_turns,
             tokens_in: s.usage.input + s.usage.cache_read + s.usage.cache_creation,
             tokens_out: s.usage.output,
-            cost: p.extra.cost.clone(),
+            cost: self.extra.cost.clone(),
             summary,
             outcome: s.titles.last_answer.as_deref(),
             away: s.setup.away.as_deref(),
-            facet: p.extra.facet.map(super::views::FacetView::of),
-            setup: p.extra.setup.to_vec(),
+            facet: self.extra.facet.map(super::views::FacetView::of),
+            setup: self.extra.setup.to_vec(),
             tools,
             turns: Turns::Views(turns),
-            subagents: s.subagents[p.span.subagents.clone()]
+            subagents: s.subagents[self.span.subagents.clone()]
                 .iter()
                 .zip(subagents)
-                .zip(p.span.subagents.clone())
+                .zip(self.span.subagents.clone())
                 .map(|((a, agent_turns), k)| SubagentView {
                     number: k + 1,
                     id: &a.id,
@@ -560,15 +543,31 @@ impl<'m> SessionPage<'m> {
                     description: a.description.as_deref(),
                     assistant_turns: a.assistant_turns,
                     turns: Turns::Views(turn_views(agent_turns, &format!("s{}-", k + 1))),
-                    called_from: p.agents.call_page.get(k).copied().flatten().map(|page| {
-                        format!("{}#task-{}", session_page_href(p.first_href, page), k + 1)
+                    called_from: self.agents.call_page.get(k).copied().flatten().map(|page| {
+                        format!(
+                            "{}#task-{}",
+                            session_page_href(self.first_href, page),
+                            k + 1
+                        )
                     }),
                 })
                 .collect(),
-            page_number: p.page + 1,
-            pages: p.pages,
-            prev: (p.page > 0).then(|| link(p.page - 1)),
-            next: (p.page + 1 < p.pages).then(|| link(p.page + 1)),
+            page_number: self.page + 1,
+            pages: self.pages,
+            prev: (self.page > 0).then(|| link(self.page - 1)),
+            next: (self.page + 1 < self.pages).then(|| link(self.page + 1)),
         }
+    }
+}
+
+impl LoadedPage<'_> {
+    /// The template's context: the turns decoded, their texts borrowed
+    /// from what was read.
+    pub fn view(&self) -> Result<SessionView<'_>, crate::Error> {
+        let turns = self.turns.turns()?;
+        let subagents = (self.subagents.iter())
+            .map(Encoded::turns)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.page.view_of(&turns, &subagents))
     }
 }
